@@ -1,0 +1,57 @@
+# The workbook's top-level Makefile. `make help` lists what it does.
+#
+# Variables:
+#   EX=04            the step(s) to act on, by number: EX=04 or EX="04 05"
+#   SOLUTIONS=1      grade, sanitize or profile the reference solutions
+#                    instead of the exercises
+#   JUNIT=FILE       `make grade` also writes JUnit XML there
+#   SM=90            build for these GPU architectures (default: this machine's GPU)
+#   CUDA_PATH, NVCC  which CUDA toolkit to use
+
+include common/cuda.mk
+
+STEPS := $(sort $(wildcard [0-9][0-9]-*))
+SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
+# The steps EX names (all of them without EX).
+PICKED := $(if $(EX),$(foreach e,$(EX),$(filter $(e)-%,$(STEPS))),$(STEPS))
+
+.PHONY: all help test grade bench sanitize profile clean $(STEPS)
+
+all: $(STEPS)
+
+# Each step builds its exercise and, if there is one, its solution.
+$(STEPS):
+	$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution)
+
+help:
+	@echo "make                 build every exercise and every solution"
+	@echo "make test            the workbook's own tests (needs bats; a GPU for the graded part)"
+	@echo "make grade [EX=04]   grade your exercises (SOLUTIONS=1: the reference solutions; JUNIT=file)"
+	@echo "make bench           time every reference solution: the progression, step by step"
+	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
+	@echo "make profile EX=05   the ncu metrics that show one step's lesson"
+	@echo "make clean           remove every build output"
+
+test: all
+	bats tests
+
+grade:
+	grading/grade $(if $(EX),--step "$(EX)") $(if $(filter 1,$(SOLUTIONS)),--solutions) $(if $(JUNIT),--junit "$(JUNIT)")
+
+bench: $(SOLVED)
+	common/bench.sh $(SOLVED)
+
+define one_step
+$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04))
+endef
+
+sanitize:
+	$(call one_step,sanitize)
+	$(MAKE) -C $(PICKED) sanitize $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
+
+profile:
+	$(call one_step,profile)
+	$(MAKE) -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
+
+clean:
+	for s in $(STEPS); do $(MAKE) -C $$s clean; done

@@ -1,0 +1,39 @@
+# cuda.mk: the CUDA toolchain and the GPU architectures to build for.
+# Included by step.mk and by the top-level Makefile.
+#
+#   NVCC       the compiler: $(CUDA_PATH)/bin/nvcc when CUDA_PATH is set, else nvcc
+#              from PATH, else /usr/local/cuda/bin/nvcc
+#   SM         architectures without the dot, e.g. SM=90 or SM="80 90". Unset: the
+#              local GPUs' own (from nvidia-smi); with no GPU, a list of common
+#              ones, less those this nvcc cannot build (CUDA 13 starts at sm_75).
+
+ifdef CUDA_PATH
+  NVCC ?= $(CUDA_PATH)/bin/nvcc
+else
+  NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
+endif
+CUDA_BIN := $(dir $(NVCC))
+export NVCC
+
+ifeq ($(origin SM),undefined)
+  SM := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d . | grep -E '^[0-9]+$$' | sort -u)
+  export SM  # sub-makes inherit the answer, even an empty one, and ask nvidia-smi no more
+endif
+
+COMMON_ARCHS := 75 80 86 89 90 100 120
+ifeq ($(strip $(SM)),)
+  NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed -n 's/^compute_//p')
+  ARCHS := $(filter $(NVCC_ARCHS),$(COMMON_ARCHS))
+  # PTX of the newest as well, so that a GPU newer than all of them can still run.
+  PTX_ARCH := $(lastword $(ARCHS))
+else
+  ARCHS := $(SM)
+endif
+ifeq ($(strip $(ARCHS)),)
+  $(error cannot tell which GPU architectures $(NVCC) builds for; set SM, e.g. make SM=90)
+endif
+
+comma := ,
+GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
+           $(if $(PTX_ARCH),-gencode arch=compute_$(PTX_ARCH)$(comma)code=compute_$(PTX_ARCH))
+NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xcompiler -Wall

@@ -1,0 +1,558 @@
+// harness.cu: the shared harness (see harness.h for what each part is for).
+#include "harness.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *program_name = "workbook";
+static char step_name[64] = "";
+static char activity[256] = "";
+
+// ===========================================================================
+// Errors
+// ===========================================================================
+
+void die(int code, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, format, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(code);
+}
+
+void set_activity(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(activity, sizeof activity, format, ap);
+    va_end(ap);
+}
+
+// "make sanitize EX=04": the step number is the first two characters of the folder name.
+static void print_sanitize_hint(void)
+{
+    if (step_name[0])
+        fprintf(stderr, "  what to do: run `make sanitize EX=%.2s` (at the top of the workbook) to find the line at fault\n",
+                step_name);
+    else
+        fprintf(stderr, "  what to do: run the program under compute-sanitizer to find the line at fault\n");
+}
+
+static void print_architecture_hint(void)
+{
+    int dev = 0, major = 0, minor = 0;
+    cudaDeviceProp prop;
+    // Plain calls, not CUDA_CHECK: we are already reporting an error.
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+        fprintf(stderr, "  what to do: rebuild for this GPU's architecture: make clean && make SM=<compute capability without the dot>\n");
+        return;
+    }
+    major = prop.major;
+    minor = prop.minor;
+    fprintf(stderr, "  this build has no code for %s (compute capability %d.%d, sm_%d%d)\n", prop.name, major, minor,
+            major, minor);
+    if (major * 10 + minor < 75)
+        fprintf(stderr, "  what to do: CUDA 13 builds for sm_75 and newer only; use a CUDA 12 toolkit for this GPU\n");
+    else
+        fprintf(stderr, "  what to do: rebuild for it: make clean && make SM=%d%d\n", major, minor);
+}
+
+void cuda_check(cudaError_t err, const char *call, const char *file, int line)
+{
+    if (err == cudaSuccess)
+        return;
+    fprintf(stderr, "%s: CUDA error %s: %s\n", program_name, cudaGetErrorName(err), cudaGetErrorString(err));
+    fprintf(stderr, "  at %s:%d: %s\n", file, line, call);
+    if (activity[0])
+        fprintf(stderr, "  while %s\n", activity);
+    switch (err) {
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorUnsupportedPtxVersion:
+        print_architecture_hint();
+        break;
+    case cudaErrorMemoryAllocation:
+        fprintf(stderr, "  what to do: the GPU is out of memory; try a smaller --size\n");
+        break;
+    case cudaErrorInvalidConfiguration:
+        fprintf(stderr, "  what to do: the launch asked for more than the GPU allows (threads per block, grid size or "
+                        "shared memory); print the grid and block you launch with\n");
+        break;
+    case cudaErrorLaunchTimeout:
+        fprintf(stderr, "  what to do: a kernel ran until the display watchdog stopped it; look for a loop that never "
+                        "ends or a __syncthreads() that not every thread reaches\n");
+        break;
+    default:
+        print_sanitize_hint();
+        break;
+    }
+    exit(EXIT_CUDA);
+}
+
+// ===========================================================================
+// Options
+// ===========================================================================
+
+static void print_usage(const option_spec *spec)
+{
+    printf("usage: %s [options]\n", program_name);
+    printf("%s\n\n", spec->summary);
+    printf("  -n, --size LIST    %s: a whole number or 2^k, or a comma-separated list\n", spec->size_meaning);
+    printf("                     (default %llu; at most %llu)\n", spec->default_size, spec->max_size);
+    if (spec->block_2d)
+        printf("  -b, --block LIST   threads per block, XxY or X for XxX: %s\n", spec->block_rule);
+    else
+        printf("  -b, --block LIST   threads per block: %s\n", spec->block_rule);
+    if (spec->block_2d)
+        printf("                     (default %dx%d)\n", spec->default_block.x, spec->default_block.y);
+    else
+        printf("                     (default %d)\n", spec->default_block.x);
+    printf("  -r, --reps R       timed repetitions of each kernel (default %d)\n", spec->default_reps);
+    printf("  -s, --seed S       seed of the random inputs (default 1)\n");
+    printf("  -c, --check        check correctness only, at every size and block; no timing\n");
+    printf("  -m, --machine      print tab-separated key=value records instead of tables\n");
+    printf("  -h, --help         print this help\n\n");
+    printf("Every kernel is checked on fresh random inputs before it is timed.\n");
+    printf("exit status: 0 correct, 1 wrong answer, 2 bad option, 3 CUDA error, 77 no usable GPU\n");
+}
+
+static void usage_error(const char *format, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, format, ap);
+    fprintf(stderr, " (try --help)\n");
+    va_end(ap);
+    exit(EXIT_USAGE);
+}
+
+// A whole number, or 2^k. Returns false if `text` is neither.
+static bool parse_count(const char *text, unsigned long long *value)
+{
+    char *end;
+    if (text[0] < '0' || text[0] > '9')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno)
+        return false;
+    if (end[0] == '^') {
+        if (v != 2 || end[1] < '0' || end[1] > '9')
+            return false;
+        unsigned long long k = strtoull(end + 1, &end, 10);
+        if (k > 62)
+            return false;
+        v = 1ull << k;
+    }
+    if (*end != '\0')
+        return false;
+    *value = v;
+    return true;
+}
+
+// Split a comma-separated list in place into `items`; an empty item is an error.
+static int split_list(char *text, char **items, const char *option)
+{
+    int count = 0;
+    for (char *rest = text; rest;) {
+        char *item = strsep(&rest, ",");
+        if (*item == '\0')
+            usage_error("empty value in the list given to %s", option);
+        if (count == MAX_LIST)
+            usage_error("at most %d values in the list given to %s", MAX_LIST, option);
+        items[count++] = item;
+    }
+    return count;
+}
+
+static void parse_sizes(const char *arg, const option_spec *spec, options *opt)
+{
+    char buf[1024], *items[MAX_LIST];
+    snprintf(buf, sizeof buf, "%s", arg);
+    int count = split_list(buf, items, "--size");
+    for (int i = 0; i < count; i++) {
+        unsigned long long v;
+        if (!parse_count(items[i], &v))
+            usage_error("bad size '%s': expected a whole number such as 1000, or 2^k such as 2^20", items[i]);
+        if (v < 1 || v > spec->max_size)
+            usage_error("size %s is out of range: %s must be 1 to %llu", items[i], spec->size_meaning, spec->max_size);
+        opt->sizes[i] = v;
+    }
+    opt->size_count = count;
+}
+
+static void parse_blocks(const char *arg, const option_spec *spec, options *opt)
+{
+    char buf[1024], *items[MAX_LIST];
+    snprintf(buf, sizeof buf, "%s", arg);
+    int count = split_list(buf, items, "--block");
+    for (int i = 0; i < count; i++) {
+        char *x_end;
+        errno = 0;
+        long x = strtol(items[i], &x_end, 10), y;
+        bool ok = items[i][0] >= '0' && items[i][0] <= '9' && errno == 0;
+        if (ok && *x_end == 'x' && spec->block_2d) {
+            char *y_end;
+            ok = x_end[1] >= '0' && x_end[1] <= '9';
+            y = strtol(x_end + 1, &y_end, 10);
+            ok = ok && *y_end == '\0' && errno == 0;
+        } else {
+            y = spec->block_2d ? x : 1;  // "16" means 16x16 where blocks are 2-D
+            ok = ok && *x_end == '\0';
+        }
+        block_shape b = {(int)(x > 0 && x <= 4096 ? x : 0), (int)(y > 0 && y <= 4096 ? y : 0)};
+        if (!ok)
+            usage_error("bad block '%s': expected %s", items[i], spec->block_2d ? "XxY such as 32x8, or X" : "a number such as 256");
+        if (b.x == 0 || b.y == 0 || !spec->block_ok(b))
+            usage_error("block %s is not supported here: %s", items[i], spec->block_rule);
+        opt->blocks[i] = b;
+    }
+    opt->block_count = count;
+}
+
+void parse_options(int argc, char **argv, const option_spec *spec, options *opt)
+{
+    char *base = strrchr(argv[0], '/');
+    program_name = base ? base + 1 : argv[0];
+    snprintf(step_name, sizeof step_name, "%s", spec->step);
+
+    memset(opt, 0, sizeof *opt);
+    opt->sizes[0] = spec->default_size;
+    opt->size_count = 1;
+    opt->blocks[0] = spec->default_block;
+    opt->block_count = 1;
+    opt->reps = spec->default_reps;
+    opt->seed = 1;
+
+    static const struct option longopts[] = {
+        {"size", required_argument, NULL, 'n'},  {"block", required_argument, NULL, 'b'},
+        {"reps", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
+        {"check", no_argument, NULL, 'c'},       {"machine", no_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;  // we word the errors ourselves, on one line
+    int c;
+    while ((c = getopt_long(argc, argv, ":n:b:r:s:cmh", longopts, NULL)) != -1) {
+        unsigned long long v;
+        switch (c) {
+        case 'n': parse_sizes(optarg, spec, opt); break;
+        case 'b': parse_blocks(optarg, spec, opt); break;
+        case 'r':
+            if (!parse_count(optarg, &v) || v < 1 || v > 100000)
+                usage_error("bad repetition count '%s': expected 1 to 100000", optarg);
+            opt->reps = (int)v;
+            break;
+        case 's':
+            if (!parse_count(optarg, &v))
+                usage_error("bad seed '%s': expected a whole number", optarg);
+            opt->seed = v;
+            break;
+        case 'c': opt->check_only = true; break;
+        case 'm': opt->machine = true; break;
+        case 'h': print_usage(spec); exit(EXIT_CORRECT);
+        case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                usage_error("unknown option '-%c'", optopt);
+            usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        usage_error("unexpected argument '%s'", argv[optind]);
+}
+
+// ===========================================================================
+// Device
+// ===========================================================================
+
+static device_info device;
+static bool device_opened = false;
+
+// The L2 flush: a read of twice the cache's size. Reading, not writing, so the
+// cache is left holding clean lines: a memset would leave dirty ones whose
+// write-back the next kernel would pay for.
+static int4 *flush_buffer;
+static size_t flush_count;
+static int *flush_sink;
+
+__global__ void flush_l2_kernel(const int4 *buf, size_t count, int *sink)
+{
+    int acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        int4 v = buf[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x5eed1e55)  // never true for the zeroed buffer; the compiler cannot know, so it keeps the loads
+        *sink = acc;
+}
+
+const device_info *open_device(void)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        const char *why = count == 0 && err == cudaSuccess ? "no CUDA device found" : cudaGetErrorString(err);
+        if (err == cudaErrorInsufficientDriver)
+            why = "no NVIDIA driver, or one older than this program's CUDA runtime needs";
+        fprintf(stderr, "%s: skipped: no usable CUDA device (%s)\n", program_name, why);
+        exit(EXIT_NO_DEVICE);
+    }
+    set_activity("opening the GPU");
+    CUDA_CHECK(cudaGetDevice(&device.ordinal));
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device.ordinal));
+    snprintf(device.name, sizeof device.name, "%s", prop.name);
+    device.cc_major = prop.major;
+    device.cc_minor = prop.minor;
+    device.sm_count = prop.multiProcessorCount;
+    device.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+    device.l2_bytes = (size_t)prop.l2CacheSize;
+    device.global_mem_bytes = prop.totalGlobalMem;
+    CUDA_CHECK(cudaDriverGetVersion(&device.driver_version));
+    CUDA_CHECK(cudaRuntimeGetVersion(&device.runtime_version));
+
+    // Does this build hold code for this GPU? Ask now, with a clear answer,
+    // rather than at the first launch.
+    cudaFuncAttributes attr;
+    set_activity("looking for this GPU's code in the program");
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, flush_l2_kernel));
+
+    set_activity("allocating the L2 flush buffer");
+    size_t flush_bytes = 2 * device.l2_bytes;
+    if (flush_bytes < ((size_t)8 << 20))
+        flush_bytes = (size_t)8 << 20;
+    flush_count = flush_bytes / sizeof(int4);
+    CUDA_CHECK(cudaMalloc(&flush_buffer, flush_count * sizeof(int4)));
+    CUDA_CHECK(cudaMemset(flush_buffer, 0, flush_count * sizeof(int4)));
+    CUDA_CHECK(cudaMalloc(&flush_sink, sizeof(int)));
+    device_opened = true;
+    set_activity("%s", "");
+    return &device;
+}
+
+const device_info *current_device(void)
+{
+    if (!device_opened)
+        die(EXIT_CUDA, "internal error: current_device() before open_device()");
+    return &device;
+}
+
+void require_device_memory(size_t bytes, const char *what)
+{
+    size_t free_bytes = 0, total = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    char need[32], have[32];
+    if (bytes > free_bytes)
+        die(EXIT_USAGE, "%s needs %s of GPU memory and %s is free: choose a smaller --size", what,
+            human_bytes((double)bytes, need, sizeof need), human_bytes((double)free_bytes, have, sizeof have));
+}
+
+static void flush_l2(void)
+{
+    flush_l2_kernel<<<4 * device.sm_count, 256>>>(flush_buffer, flush_count, flush_sink);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ===========================================================================
+// Random inputs
+// ===========================================================================
+
+// SplitMix64's finalizer over a counter: statistically sound, and element i
+// needs no element before it.
+uint64_t random_u64(uint64_t seed, uint64_t stream, uint64_t index)
+{
+    uint64_t z = seed * 0x9E3779B97F4A7C15ull + stream * 0xD1B54A32D192ED03ull + index * 0x9E3779B97F4A7C15ull +
+                 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// ===========================================================================
+// Timing
+// ===========================================================================
+
+static int compare_floats(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+// Linear interpolation between order statistics; `sorted` has `count` values.
+static double quantile(const float *sorted, int count, double q)
+{
+    double pos = q * (count - 1);
+    int lo = (int)pos;
+    int hi = lo + 1 < count ? lo + 1 : lo;
+    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+}
+
+enum { WARMUP_ROUNDS = 2 };
+
+void time_interleaved(const timed_task *tasks, int count, int reps, float *samples_ms, timing *out)
+{
+    cudaEvent_t *start = (cudaEvent_t *)malloc(sizeof(cudaEvent_t) * count * reps);
+    cudaEvent_t *stop = (cudaEvent_t *)malloc(sizeof(cudaEvent_t) * count * reps);
+    float *sorted = (float *)malloc(sizeof(float) * reps);
+    if (!start || !stop || !sorted)
+        die(EXIT_CUDA, "out of host memory");
+    for (int i = 0; i < count * reps; i++) {
+        CUDA_CHECK(cudaEventCreate(&start[i]));
+        CUDA_CHECK(cudaEventCreate(&stop[i]));
+    }
+
+    // Warm-up: first launches pay for module loading and clock ramp-up.
+    for (int w = 0; w < WARMUP_ROUNDS; w++)
+        for (int i = 0; i < count; i++) {
+            if (tasks[i].before)
+                tasks[i].before(tasks[i].arg);
+            tasks[i].run(tasks[i].arg);
+        }
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    for (int r = 0; r < reps; r++) {
+        for (int k = 0; k < count; k++) {
+            int i = (k + r) % count;
+            if (tasks[i].before)
+                tasks[i].before(tasks[i].arg);
+            flush_l2();
+            CUDA_CHECK(cudaEventRecord(start[i * reps + r]));
+            tasks[i].run(tasks[i].arg);
+            CUDA_CHECK(cudaEventRecord(stop[i * reps + r]));
+        }
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    for (int i = 0; i < count; i++) {
+        for (int r = 0; r < reps; r++) {
+            CUDA_CHECK(cudaEventElapsedTime(&samples_ms[i * reps + r], start[i * reps + r], stop[i * reps + r]));
+            sorted[r] = samples_ms[i * reps + r];
+        }
+        qsort(sorted, reps, sizeof(float), compare_floats);
+        out[i].median_ms = quantile(sorted, reps, 0.5);
+        out[i].q1_ms = quantile(sorted, reps, 0.25);
+        out[i].q3_ms = quantile(sorted, reps, 0.75);
+    }
+    for (int i = 0; i < count * reps; i++) {
+        CUDA_CHECK(cudaEventDestroy(start[i]));
+        CUDA_CHECK(cudaEventDestroy(stop[i]));
+    }
+    free(start);
+    free(stop);
+    free(sorted);
+}
+
+double median_ratio(const float *samples_a, const float *samples_b, int reps)
+{
+    float *ratios = (float *)malloc(sizeof(float) * reps);
+    if (!ratios)
+        die(EXIT_CUDA, "out of host memory");
+    for (int r = 0; r < reps; r++)
+        ratios[r] = samples_a[r] / samples_b[r];
+    qsort(ratios, reps, sizeof(float), compare_floats);
+    double m = quantile(ratios, reps, 0.5);
+    free(ratios);
+    return m;
+}
+
+// ===========================================================================
+// Output
+// ===========================================================================
+
+const char *human_bytes(double bytes, char *buf, size_t len)
+{
+    const char *units[] = {"B", "kB", "MB", "GB", "TB"};
+    int u = 0;
+    while (bytes >= 1000.0 && u < 4) {
+        bytes /= 1000.0;
+        u++;
+    }
+    snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return buf;
+}
+
+void print_record(const char *kind, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    printf("%s\t", kind);
+    vprintf(format, ap);
+    putchar('\n');
+    va_end(ap);
+}
+
+void print_device(const options *opt, const char *step)
+{
+    const device_info *d = current_device();
+    char l2[32], mem[32];
+    human_bytes((double)d->l2_bytes, l2, sizeof l2);
+    human_bytes((double)d->global_mem_bytes, mem, sizeof mem);
+    if (opt->machine) {
+        print_record("device",
+                     "step=%s\tname=%s\tcc=%d.%d\tsms=%d\tl2_bytes=%zu\tmemory_bytes=%zu\truntime=%d.%d\tdriver=%d.%d",
+                     step, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes, d->global_mem_bytes,
+                     d->runtime_version / 1000, d->runtime_version % 1000 / 10, d->driver_version / 1000,
+                     d->driver_version % 1000 / 10);
+        return;
+    }
+    printf("%s on %s (sm_%d%d, %d SMs, %s L2, %s), CUDA runtime %d.%d, driver %d.%d\n", step, d->name, d->cc_major,
+           d->cc_minor, d->sm_count, l2, mem, d->runtime_version / 1000, d->runtime_version % 1000 / 10,
+           d->driver_version / 1000, d->driver_version % 1000 / 10);
+}
+
+// " 1.61x" or blanks: a speedup cell.
+static const char *speedup_cell(double x, char *buf, size_t len)
+{
+    if (isnan(x))
+        snprintf(buf, len, "%8s", "");
+    else
+        snprintf(buf, len, "%7.2fx", x);
+    return buf;
+}
+
+void print_results(const options *opt, const char *config, const char *rate_unit, const char *ceiling_name,
+                   const result_row *rows, int count)
+{
+    if (opt->machine) {
+        for (int i = 0; i < count; i++) {
+            const result_row *row = &rows[i];
+            printf("time\t%s\tid=%s\trole=%s\tlabel=%s\tms=%.5f\tq1_ms=%.5f\tq3_ms=%.5f\trate=%.2f\tunit=%s"
+                   "\tpct_ceiling=%.2f",
+                   config, row->id, row->role, row->label, row->t.median_ms, row->t.q1_ms, row->t.q3_ms, row->rate, rate_unit,
+                   row->pct_ceiling);
+            if (!isnan(row->x_start))
+                printf("\tx_start=%.4f", row->x_start);
+            if (!isnan(row->x_first))
+                printf("\tx_first=%.4f", row->x_first);
+            putchar('\n');
+        }
+        return;
+    }
+    int width = 6;
+    for (int i = 0; i < count; i++) {
+        int len = (int)(strlen(rows[i].label) + strlen(rows[i].role) + 3);
+        if (len > width)
+            width = len;
+    }
+    printf("  %-*s %10s %8s %9s %9s %8s %8s\n", width, "kernel", "median ms", "spread", rate_unit, "% of", "vs",
+           "vs");
+    printf("  %-*s %10s %8s %9s %9s %8s %8s\n", width, "", "", "(IQR/2)", "", ceiling_name, "start", "first");
+    for (int i = 0; i < count; i++) {
+        const result_row *row = &rows[i];
+        char name[256], xs[16], xf[16];
+        snprintf(name, sizeof name, "%s [%s]", row->label, row->role);
+        double spread = 100.0 * (row->t.q3_ms - row->t.q1_ms) / (2.0 * row->t.median_ms);
+        printf("  %-*s %10.4f   ±%4.1f%% %9.1f %8.1f%% %s %s\n", width, name, row->t.median_ms, spread, row->rate,
+               row->pct_ceiling, speedup_cell(row->x_start, xs, sizeof xs), speedup_cell(row->x_first, xf, sizeof xf));
+    }
+}

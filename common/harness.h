@@ -1,0 +1,171 @@
+// harness.h: what every exercise program shares, whichever track it is in.
+//
+//   - exit codes and the one error-check macro (CUDA_CHECK) used on every CUDA call;
+//   - the command line: the same options for every step (see print_usage);
+//   - the device: opened once, described once, refused with exit 77 if unusable;
+//   - timing: CUDA events, warm-up, every contender interleaved in each
+//     repetition, the L2 cache flushed before each run, median and quartiles;
+//   - output: a table for people, tab-separated key=value records for the grader.
+//
+// The two tracks build on it in reduction.h and matmul.h; a step's own main.cu
+// only names its kernels.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// ---------------------------------------------------------------------------
+// Exit codes: the contract with the grader (and with `make`).
+// ---------------------------------------------------------------------------
+enum {
+    EXIT_CORRECT = 0,    // every check passed (and, unless --check, timed)
+    EXIT_MISMATCH = 1,   // a kernel gave a wrong answer
+    EXIT_USAGE = 2,      // bad option or size; nothing ran on the GPU
+    EXIT_CUDA = 3,       // a CUDA call or a kernel failed
+    EXIT_NO_DEVICE = 77  // no usable CUDA device: "skipped", as automake means it
+};
+
+// Wrap every CUDA runtime call. On failure: the error's name, the call, the
+// file and line, what the program was doing, and what to try; then exit 3.
+#define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
+
+// After every kernel launch. A bad launch configuration is reported here at
+// once; a fault inside the kernel surfaces at the next synchronizing call.
+#define CUDA_CHECK_LAUNCH() cuda_check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+
+void cuda_check(cudaError_t err, const char *call, const char *file, int line);
+
+// Say what the program is doing, so that an error report can name it
+// ("checking 'yours' at n=33, block 32"). printf-style.
+void set_activity(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+// Print "program: message" on stderr and exit with `code`.
+void die(int code, const char *format, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+static inline unsigned int ceil_div(unsigned int a, unsigned int b) { return (a + b - 1) / b; }
+
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+#define MAX_LIST 32  // most sizes or block shapes one run accepts
+
+typedef struct {
+    int x, y;  // y is 1 for one-dimensional blocks
+} block_shape;
+
+typedef struct {
+    unsigned long long sizes[MAX_LIST];
+    int size_count;
+    block_shape blocks[MAX_LIST];
+    int block_count;
+    int reps;
+    unsigned long long seed;
+    bool check_only;  // --check: correctness only, no timing
+    bool machine;     // --machine: records for the grader instead of a table
+} options;
+
+// What one program accepts; filled in by the track (reduction.cu, matmul.cu).
+typedef struct {
+    const char *step;            // "04-reduction-interleaved"
+    const char *summary;         // one line for --help
+    const char *size_meaning;    // "ints to sum" / "rows (= columns) of the matrices"
+    unsigned long long default_size, max_size;
+    block_shape default_block;
+    bool block_2d;               // accept "32x8" as well as "256"
+    const char *block_rule;      // for --help and errors: "a power of two, 32 to 1024"
+    bool (*block_ok)(block_shape b);
+    int default_reps;
+} option_spec;
+
+// Parse argv. Exits 0 after --help, 2 with a one-line reason on a bad option.
+// Touches no CUDA API: a bad option never waits for (or needs) a GPU.
+void parse_options(int argc, char **argv, const option_spec *spec, options *opt);
+
+// ---------------------------------------------------------------------------
+// Device
+// ---------------------------------------------------------------------------
+typedef struct {
+    int ordinal;
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count;
+    int max_threads_per_sm;
+    size_t l2_bytes;
+    size_t global_mem_bytes;
+    int driver_version, runtime_version;  // 13000 = 13.0
+} device_info;
+
+// Open the current device and make sure this build has code for it.
+// Exits 77 with one line when there is no usable device.
+const device_info *open_device(void);
+const device_info *current_device(void);  // after open_device()
+
+// Exit 2 with a clear reason if `bytes` of device memory cannot be had.
+void require_device_memory(size_t bytes, const char *what);
+
+// ---------------------------------------------------------------------------
+// Random inputs: a counter-based generator, so that element i of data set
+// (seed, stream) is the same on every machine and in every order.
+// ---------------------------------------------------------------------------
+uint64_t random_u64(uint64_t seed, uint64_t stream, uint64_t index);
+
+// ---------------------------------------------------------------------------
+// Timing
+// ---------------------------------------------------------------------------
+// One thing to time. `run` enqueues one run on the default stream; `before`
+// (optional) enqueues what must precede every run but not be timed, such as
+// poisoning the output.
+typedef struct {
+    void (*run)(void *arg);
+    void (*before)(void *arg);
+    void *arg;
+} timed_task;
+
+typedef struct {
+    double median_ms, q1_ms, q3_ms;
+} timing;
+
+// Time `count` tasks: `warmup` untimed rounds, then `reps` rounds in which
+// every task runs once, in an order rotated each round so none always goes
+// first. Each run is preceded by a flush of the L2 cache, so that no run finds
+// its inputs left in the cache by the one before, and so that the GPU is busy
+// while the host enqueues the run: launch overhead on the host stays out of
+// the figures. samples_ms must hold count * reps floats: [task][rep].
+void time_interleaved(const timed_task *tasks, int count, int reps, float *samples_ms, timing *out);
+
+// The median over repetitions of samples_a[r] / samples_b[r]: how many times
+// faster b is than a, paired within each round, so that drift in clocks or
+// temperature over the run cancels out.
+double median_ratio(const float *samples_a, const float *samples_b, int reps);
+
+// ---------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------
+typedef struct {
+    const char *id;     // short, stable, no spaces: what the grader matches
+    const char *role;   // ceiling, first, start, yours, beyond, library
+    const char *label;  // what a person reads
+    timing t;
+    double rate;        // GB/s or GFLOP/s
+    double pct_ceiling; // of the ceiling measured in the same run
+    double x_start;     // speedup over the step's starting kernel (NAN: not shown)
+    double x_first;     // speedup over the track's first kernel (NAN: not shown)
+} result_row;
+
+// Print the rows of one timed configuration, as a table or as records.
+// `config` starts every record ("n=1024\tblock=256"); `rate_unit` is "GB/s" or
+// "GFLOP/s"; `ceiling_name` heads the percentage column ("copy", "cuBLAS").
+void print_results(const options *opt, const char *config, const char *rate_unit, const char *ceiling_name,
+                   const result_row *rows, int count);
+
+// Print the device header (table) or the device record (--machine).
+void print_device(const options *opt, const char *step);
+
+// Print one record line for the grader: "kind\tkey=value\tkey=value...".
+// The format holds the tab-separated key=value pairs after the kind.
+void print_record(const char *kind, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+// Size in bytes, as a person reads it: "268.4 MB".
+const char *human_bytes(double bytes, char *buf, size_t len);

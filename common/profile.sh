@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# profile.sh METRICS PROGRAM ARGS...: run PROGRAM ARGS under Nsight Compute
+# and print, for the first launch of each kernel, the metrics (comma-separated)
+# that show a step's lesson. Called by `make profile`. The GPU's clocks are
+# left as they are (--clock-control none).
+set -u
+metrics=$1
+program=$2
+shift 2
+
+ncu=$(command -v ncu || true)
+[ -n "$ncu" ] || ncu=${CUDA_BIN:-${CUDA_PATH:-/usr/local/cuda}/bin/}ncu
+[ -x "$ncu" ] || {
+    echo "profile: ncu (Nsight Compute) not found; it comes with the CUDA toolkit: put its bin/ on PATH" >&2
+    exit 2
+}
+
+csv=$(mktemp)
+out=$(mktemp)
+trap 'rm -f "$csv" "$out"' EXIT
+echo "== ncu --metrics $metrics $program $*"
+"$ncu" --clock-control none --metrics "$metrics" --csv --page raw --log-file "$csv" "$program" "$@" >"$out" 2>&1
+status=$?
+if grep -q ERR_NVGPUCTRPERM "$csv" "$out" 2>/dev/null; then
+    echo "profile: ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM)." >&2
+    echo "  An administrator can allow it (see https://developer.nvidia.com/ERR_NVGPUCTRPERM), or run as root." >&2
+    exit 77
+fi
+if [ "$status" -ne 0 ] || ! grep -q '"Kernel Name"' "$csv"; then
+    cat "$out" "$csv" >&2
+    echo "profile: ncu failed (exit $status)" >&2
+    exit 1
+fi
+
+# The raw page is CSV with quoted fields: a header, a row of units, then a row
+# per launch. Print the first launch of each kernel (not the harness's own
+# L2 flush), and the metric columns.
+awk -v metrics="$metrics" '
+function split_csv(line, fields,    n, rest, m) {
+    n = 0
+    rest = line
+    while (length(rest) > 0) {
+        if (match(rest, /^"[^"]*"/)) { m = substr(rest, 2, RLENGTH - 2); rest = substr(rest, RLENGTH + 1) }
+        else if (match(rest, /^[^,]*/)) { m = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1) }
+        fields[++n] = m
+        if (substr(rest, 1, 1) == ",") rest = substr(rest, 2); else break
+    }
+    return n
+}
+/^"ID"/ { header = 1; n = split_csv($0, names); for (i = 1; i <= n; i++) col[names[i]] = i; next }
+header == 1 { header = 2; next }   # the units row
+header == 2 {
+    split_csv($0, f)
+    name = f[col["Kernel Name"]]
+    sub(/\(.*/, "", name)
+    if (name ~ /flush_l2/ || (name in seen)) next
+    seen[name] = 1
+    order[++kernels] = name
+    m = split(metrics, wanted, ",")
+    for (i = 1; i <= m; i++) value[name, i] = f[col[wanted[i]]]
+}
+END {
+    m = split(metrics, wanted, ",")
+    for (i = 1; i <= m; i++) {
+        printf "\n%s\n", wanted[i]
+        for (k = 1; k <= kernels; k++) printf "  %-48s %20s\n", order[k], value[order[k], i]
+    }
+}' "$csv"

@@ -1,0 +1,80 @@
+// reduction.h: the reduction track (steps 04 to 08): sum n 32-bit ints exactly.
+//
+// Every kernel of the track is called the same way, through a host function of
+// type reduce_fn, so the harness can check and time them side by side:
+//
+//     void sum_something(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
+//
+// It adds d_in[0..n) and leaves the total in *d_sum (device memory), using
+// `block` threads per block. d_work holds reduce_work_ints(n, block) ints of
+// scratch for partial sums. Before every run the harness fills *d_sum and
+// d_work with a poison value, so a result that was never written shows.
+#pragma once
+
+#include "harness.h"
+
+typedef void (*reduce_fn)(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
+
+// One kernel as the harness sees it.
+typedef struct {
+    const char *id;     // short and stable: the grader's name for it
+    const char *label;  // what the table shows
+    reduce_fn sum;
+} reduce_kernel;
+
+// One step of the track: what its main.cu hands to reduction_main().
+typedef struct {
+    const char *step;              // the folder: "05-reduction-sequential"
+    const char *summary;           // one line for --help
+    reduce_kernel start;           // the kernel this step starts from (given)
+    const reduce_kernel *yours;    // the learner's kernels; the last one is graded
+    int yours_count;
+    reduce_kernel beyond;          // optional: past the lesson (sum == NULL: none)
+    reduce_kernel library;         // optional: a library's reduction, e.g. CUB
+} reduce_step;
+
+// Parse the options, check every kernel, time them, print; returns the exit code.
+int reduction_main(int argc, char **argv, const reduce_step *step);
+
+// ---------------------------------------------------------------------------
+// Multi-pass reductions (steps 04 and 05)
+// ---------------------------------------------------------------------------
+// A kernel in which each block sums blockDim.x consecutive elements of
+// in[0..n) into out[blockIdx.x], with blockDim.x ints of dynamic shared memory.
+typedef void (*reduce_pass_kernel)(const int *in, int *out, unsigned int n);
+
+// One launch per level of the tree: n values become ceil(n / block) partial
+// sums, those become ceil(n / block^2), and so on until one is left in *d_sum.
+// The partial sums of each level go to d_work, one level after the other.
+void reduce_in_passes(reduce_pass_kernel kernel, const int *d_in, unsigned int n, int block, int *d_work,
+                      int *d_sum);
+
+// How many ints of d_work reduce_in_passes needs: the sum of every level but the last.
+unsigned int reduce_work_ints(unsigned int n, int block);
+
+// ---------------------------------------------------------------------------
+// The track's first kernel: every step's speedup is also shown against it.
+// ---------------------------------------------------------------------------
+__global__ void reduce_interleaved_divergent(const int *in, int *out, unsigned int n);
+void sum_interleaved_divergent(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
+extern const reduce_kernel track_first_kernel;
+
+// ---------------------------------------------------------------------------
+// Launching a kernel templated on the block size (from step 07 on)
+// ---------------------------------------------------------------------------
+// The switch of step 07 in one line: launches kernel<block><<<grid, block>>>(...)
+// for every block size the track accepts, 32 to 1024. The harness has already
+// refused any other block size.
+#define LAUNCH_FOR_BLOCK(kernel, block, grid, ...)                                  \
+    do {                                                                            \
+        switch (block) {                                                            \
+        case 32: kernel<32><<<(grid), 32>>>(__VA_ARGS__); break;                    \
+        case 64: kernel<64><<<(grid), 64>>>(__VA_ARGS__); break;                    \
+        case 128: kernel<128><<<(grid), 128>>>(__VA_ARGS__); break;                 \
+        case 256: kernel<256><<<(grid), 256>>>(__VA_ARGS__); break;                 \
+        case 512: kernel<512><<<(grid), 512>>>(__VA_ARGS__); break;                 \
+        case 1024: kernel<1024><<<(grid), 1024>>>(__VA_ARGS__); break;              \
+        default: die(EXIT_USAGE, "no " #kernel " for block %d", (int)(block));      \
+        }                                                                           \
+        CUDA_CHECK_LAUNCH();                                                        \
+    } while (0)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# sanitize.sh PROGRAM ARGS...: run PROGRAM ARGS under compute-sanitizer's
+# memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory
+# data races) and synccheck (barriers not every thread reaches), and pass only
+# if none of them reports anything: an error, a hazard or a warning.
+# Called by `make sanitize`; ARGS are small sizes in --check mode.
+set -u
+program=$1
+shift
+
+sanitizer=$(command -v compute-sanitizer || true)
+[ -n "$sanitizer" ] || sanitizer=${CUDA_BIN:-${CUDA_PATH:-/usr/local/cuda}/bin/}compute-sanitizer
+[ -x "$sanitizer" ] || {
+    echo "sanitize: compute-sanitizer not found (it comes with the CUDA toolkit; put its bin/ on PATH)" >&2
+    exit 2
+}
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+failed=()
+for tool in memcheck racecheck synccheck; do
+    echo "== $tool: $program $*"
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$program" "$@" >"$log" 2>&1
+    status=$?
+    grep -E '^=========' "$log" | grep -vE 'COMPUTE-SANITIZER|^========= *$' | head -40
+    tail -n 3 "$log" | grep -v '^=========' || true
+    if [ "$status" -eq 77 ]; then
+        echo "sanitize: skipped: no usable CUDA device" >&2
+        exit 77
+    fi
+    # memcheck and synccheck end with "ERROR SUMMARY: N errors"; racecheck
+    # with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+    if [ "$status" -ne 0 ] ||
+        grep -qE 'ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: [1-9]|\(([1-9][0-9]*) errors|, [1-9][0-9]* warnings' "$log"; then
+        failed+=("$tool")
+        echo "   -> $tool: FAILED (exit $status)"
+    else
+        echo "   -> $tool: clean"
+    fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "sanitize: ${failed[*]} reported problems in $program" >&2
+    exit 1
+fi
+echo "sanitize: memcheck, racecheck and synccheck clean for $program"
