@@ -1,0 +1,54 @@
+// 05-reduction-sequential: the harness of this step. You do not edit it.
+//
+//   make && ./reduction_sequential                    check, then time against the given kernel
+//   ./reduction_sequential --check -n 1,33,1000003 -b 32,256,1024
+//   make -C .. profile EX=05                          bank conflicts, given kernel against yours
+//
+// Given: step 04's solution, reduce_interleaved_strided, below. Yours:
+// reduce_sequential, in reduction_sequential.cu.
+#include "reduction.h"
+
+// Step 04's solution: contiguous threads, but thread tid works on
+// partial[2*s*tid], so the threads of a warp land in the same banks.
+__global__ void reduce_interleaved_strided(const int *in, int *out, unsigned int n)
+{
+    extern __shared__ int partial[];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * blockDim.x + tid;
+
+    partial[tid] = (i < n) ? in[i] : 0;
+    __syncthreads();
+
+    for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+        unsigned int index = 2 * s * tid;
+        if (index < blockDim.x)
+            partial[index] += partial[index + s];
+        __syncthreads();
+    }
+    if (tid == 0)
+        out[blockIdx.x] = partial[0];
+}
+
+static void sum_interleaved_strided(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+{
+    reduce_in_passes(reduce_interleaved_strided, d_in, n, block, d_work, d_sum);
+}
+
+// Defined in reduction_sequential.cu (yours) or in the solution.
+void sum_sequential(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
+
+static const reduce_kernel yours[] = {
+    {"sequential", "sequential addressing", sum_sequential},
+};
+
+int main(int argc, char **argv)
+{
+    reduce_step step = {
+        "05-reduction-sequential",
+        "Sums n random ints with sequential addressing (yours) and times it against the strided-index tree.",
+        {"interleaved_strided", "interleaved, strided index", sum_interleaved_strided},
+        yours,
+        1,
+    };
+    return reduction_main(argc, argv, &step);
+}

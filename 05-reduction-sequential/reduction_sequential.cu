@@ -1,0 +1,36 @@
+// 05-reduction-sequential: a tree reduction without bank conflicts.
+// This is the file you edit. README.md has the background and hints.
+//
+//   make && ./reduction_sequential        check your kernel, then time it against the given one
+//   make -C .. grade EX=05                what the grader says
+//   make -C .. profile EX=05              count the bank conflicts of both kernels
+//
+// The given kernel (step 04's solution, in main.cu) pairs neighbours first
+// (stride 1, 2, 4, ...) and has thread tid work at partial[2*s*tid]: the
+// threads of one warp land on the same few shared-memory banks. Turn the tree
+// around: pair elements half a block apart first, then a quarter, ..., then
+// neighbours, so that the threads of a warp always touch consecutive ints.
+#include "reduction.h"
+
+__global__ void reduce_sequential(const int *in, int *out, unsigned int n)
+{
+    extern __shared__ int partial[];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * blockDim.x + tid;
+
+    partial[tid] = (i < n) ? in[i] : 0;  // past the end, add nothing
+    __syncthreads();
+
+    // TODO: one level per stride s = blockDim.x / 2, blockDim.x / 4, ..., 1:
+    //       threads tid < s add partial[tid + s] into partial[tid],
+    //       and the whole block waits before the next level.
+
+    if (tid == 0)
+        out[blockIdx.x] = partial[0];
+}
+
+// One launch per level of the tree, until one sum is left (see reduce_in_passes).
+void sum_sequential(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+{
+    reduce_in_passes(reduce_sequential, d_in, n, block, d_work, d_sum);
+}

@@ -1,0 +1,81 @@
+// 08-cascaded: algorithm cascading -- many elements per thread, just enough threads.
+// This is the file you edit. README.md has the background (Brent's theorem) and hints.
+//
+//   make && ./cascaded                    check your kernel, then time it against the given one and CUB
+//   make -C .. grade EX=08                what the grader says
+//
+// The given kernel (step 07's solution, in main.cu) starts one thread per two
+// elements: for 2^26 ints, 33 million threads, each doing two loads and then
+// its share of a tree. Instead, start only as many threads as the GPU holds at
+// once, and let each one walk the input in a grid-stride loop, adding into a
+// register as it goes; the tree then runs once per block, not once per two
+// elements.
+#include "reduction.h"
+
+// Sums v over the 32 lanes of a warp; lane 0 gets the total.
+__device__ __forceinline__ int warp_sum(int v)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+template <unsigned int BLOCK>
+__global__ void reduce_cascaded(const int *in, int *sum, unsigned int n)
+{
+    __shared__ int partial[BLOCK];
+    unsigned int tid = threadIdx.x;
+
+    int v = 0;
+    // TODO: the sequential part. Thread tid of block b starts at element
+    //       b * BLOCK + tid (or a multiple of that, if it loads several per
+    //       trip) and strides by the whole grid's width until it passes n,
+    //       adding each element into v. Every element exactly once, whatever n.
+
+    partial[tid] = v;
+    __syncthreads();
+
+    // The tree of step 07, once per block.
+    if (BLOCK >= 1024) {
+        if (tid < 512)
+            partial[tid] += partial[tid + 512];
+        __syncthreads();
+    }
+    if (BLOCK >= 512) {
+        if (tid < 256)
+            partial[tid] += partial[tid + 256];
+        __syncthreads();
+    }
+    if (BLOCK >= 256) {
+        if (tid < 128)
+            partial[tid] += partial[tid + 128];
+        __syncthreads();
+    }
+    if (BLOCK >= 128) {
+        if (tid < 64)
+            partial[tid] += partial[tid + 64];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        v = partial[tid];
+        if (BLOCK >= 64)
+            v += partial[tid + 32];
+        v = warp_sum(v);
+        if (tid == 0)
+            atomicAdd(sum, v);
+    }
+}
+
+void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+{
+    // TODO: as many blocks as the GPU can run at once -- its SM count
+    //       (cudaDevAttrMultiProcessorCount) times the blocks of `block` threads
+    //       one SM holds (cudaDevAttrMaxThreadsPerMultiProcessor / block, and no
+    //       more than cudaDevAttrMaxBlocksPerMultiprocessor) -- but no more
+    //       blocks than the input has work for.
+    unsigned int grid = 1;
+
+    CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(int)));
+    LAUNCH_FOR_BLOCK(reduce_cascaded, block, grid, d_in, d_sum, n);
+}

@@ -1,0 +1,113 @@
+// 08-cascaded: the harness of this step. You do not edit it.
+//
+//   make && ./cascaded                                check, then time against the given kernel and CUB
+//   ./cascaded --check -n 1,1000,1000003,2^24+1 -b 32,256,1024
+//
+// Given: step 07's solution, reduce_unrolled<BLOCK>, below; and CUB's
+// DeviceReduce::Sum, the library to measure against. Yours, in cascaded.cu:
+// reduce_cascaded<BLOCK>, a grid sized to the GPU and many elements per thread.
+#include "reduction.h"
+
+#include <cub/cub.cuh>
+
+// Step 07's solution: two elements per thread, the tree unrolled for a
+// block size known at compile time, the last warp summed with shuffles.
+__device__ __forceinline__ int warp_sum(int v)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+template <unsigned int BLOCK>
+__global__ void reduce_unrolled(const int *in, int *sum, unsigned int n)
+{
+    __shared__ int partial[BLOCK];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * (2 * BLOCK) + tid;
+
+    int v = (i < n) ? in[i] : 0;
+    if (i + BLOCK < n)
+        v += in[i + BLOCK];
+    partial[tid] = v;
+    __syncthreads();
+
+    if (BLOCK >= 1024) {
+        if (tid < 512)
+            partial[tid] += partial[tid + 512];
+        __syncthreads();
+    }
+    if (BLOCK >= 512) {
+        if (tid < 256)
+            partial[tid] += partial[tid + 256];
+        __syncthreads();
+    }
+    if (BLOCK >= 256) {
+        if (tid < 128)
+            partial[tid] += partial[tid + 128];
+        __syncthreads();
+    }
+    if (BLOCK >= 128) {
+        if (tid < 64)
+            partial[tid] += partial[tid + 64];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        v = partial[tid];
+        if (BLOCK >= 64)
+            v += partial[tid + 32];
+        v = warp_sum(v);
+        if (tid == 0)
+            atomicAdd(sum, v);
+    }
+}
+
+static void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+{
+    CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(int)));
+    LAUNCH_FOR_BLOCK(reduce_unrolled, block, ceil_div(n, 2 * block), d_in, d_sum, n);
+}
+
+// CUB picks its own block size and grid, and finishes in a second, tiny
+// launch over the partial sums. Its scratch memory is allocated on the first
+// call, which is a correctness check, never a timed run.
+static void sum_cub(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+{
+    static void *scratch = NULL;
+    static size_t scratch_bytes = 0;
+    size_t need = 0;
+    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, need, d_in, d_sum, (int)n));  // asks the size only
+    if (need > scratch_bytes) {
+        CUDA_CHECK(cudaFree(scratch));
+        CUDA_CHECK(cudaMalloc(&scratch, need));
+        scratch_bytes = need;
+    }
+    CUDA_CHECK(cub::DeviceReduce::Sum(scratch, scratch_bytes, d_in, d_sum, (int)n));
+}
+
+// Defined in cascaded.cu (yours) or in the solution.
+void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
+
+// Past the lesson: only the reference solution defines it. The weak
+// declaration lets this harness link without it: the pointer is then NULL,
+// and the harness leaves it out.
+void sum_vectorized(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
+
+static const reduce_kernel yours[] = {
+    {"cascaded", "cascaded, grid sized to the GPU", sum_cascaded},
+};
+
+int main(int argc, char **argv)
+{
+    reduce_step step = {
+        "08-cascaded",
+        "Sums n random ints with a grid-stride, cascaded kernel (yours) against the unrolled tree and CUB.",
+        {"unrolled", "completely unrolled, templated block", sum_unrolled},
+        yours,
+        1,
+        {"vectorized", "16-byte loads, warp shuffles", sum_vectorized},
+        {"cub", "CUB DeviceReduce::Sum", sum_cub},
+    };
+    return reduction_main(argc, argv, &step);
+}

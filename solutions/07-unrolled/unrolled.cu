@@ -1,0 +1,117 @@
+// 07-unrolled, solution: the loop and the barriers taken out of the tree.
+//
+// Once 32 or fewer threads are busy, they are all in warp 0, and a warp can
+// exchange values through registers: __shfl_down_sync(mask, v, k) hands each
+// lane the v of the lane k above it. Five shuffles sum 32 values, with no
+// shared memory and no __syncthreads(). The mask names all 32 lanes, which
+// must all reach the call -- here they do: the whole of warp 0 enters.
+//
+// The templated kernel goes further: with BLOCK a compile-time constant, each
+// `if (BLOCK >= ...)` is decided by the compiler, the loop counter and its
+// compare-and-branch vanish, and only the levels this block size has remain.
+#include "reduction.h"
+
+static const unsigned int FULL_WARP = 0xffffffffu;  // every lane of the warp takes part
+
+// Sums v over the 32 lanes of a warp; lane 0 gets the total.
+__device__ __forceinline__ int warp_sum(int v)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(FULL_WARP, v, offset);
+    return v;
+}
+
+__global__ void reduce_last_warp_unrolled(const int *in, int *sum, unsigned int n)
+{
+    extern __shared__ int partial[];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * (2 * blockDim.x) + tid;
+
+    int v = (i < n) ? in[i] : 0;
+    if (i + blockDim.x < n)
+        v += in[i + blockDim.x];
+    partial[tid] = v;
+    __syncthreads();
+
+    for (unsigned int s = blockDim.x / 2; s > 32; s >>= 1) {
+        if (tid < s)
+            partial[tid] += partial[tid + s];
+        __syncthreads();
+    }
+    if (tid < 32) {  // warp 0, whole
+        v = partial[tid];
+        if (blockDim.x >= 64)
+            v += partial[tid + 32];
+        v = warp_sum(v);
+        if (tid == 0)
+            atomicAdd(sum, v);
+    }
+}
+
+void sum_last_warp_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+{
+    CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(int)));
+    reduce_last_warp_unrolled<<<ceil_div(n, 2 * block), block, block * sizeof(int)>>>(d_in, d_sum, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <unsigned int BLOCK>
+__global__ void reduce_unrolled(const int *in, int *sum, unsigned int n)
+{
+    __shared__ int partial[BLOCK];  // BLOCK is known now: static shared memory
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * (2 * BLOCK) + tid;
+
+    int v = (i < n) ? in[i] : 0;
+    if (i + BLOCK < n)
+        v += in[i + BLOCK];
+    partial[tid] = v;
+    __syncthreads();
+
+    // Each test is on a constant: the compiler keeps only the levels BLOCK has.
+    if (BLOCK >= 1024) {
+        if (tid < 512)
+            partial[tid] += partial[tid + 512];
+        __syncthreads();
+    }
+    if (BLOCK >= 512) {
+        if (tid < 256)
+            partial[tid] += partial[tid + 256];
+        __syncthreads();
+    }
+    if (BLOCK >= 256) {
+        if (tid < 128)
+            partial[tid] += partial[tid + 128];
+        __syncthreads();
+    }
+    if (BLOCK >= 128) {
+        if (tid < 64)
+            partial[tid] += partial[tid + 64];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        v = partial[tid];
+        if (BLOCK >= 64)
+            v += partial[tid + 32];
+        v = warp_sum(v);
+        if (tid == 0)
+            atomicAdd(sum, v);
+    }
+}
+
+void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+{
+    CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(int)));
+    unsigned int grid = ceil_div(n, 2 * block);
+    switch (block) {  // a kernel for each block size the program accepts
+    case 32: reduce_unrolled<32><<<grid, 32>>>(d_in, d_sum, n); break;
+    case 64: reduce_unrolled<64><<<grid, 64>>>(d_in, d_sum, n); break;
+    case 128: reduce_unrolled<128><<<grid, 128>>>(d_in, d_sum, n); break;
+    case 256: reduce_unrolled<256><<<grid, 256>>>(d_in, d_sum, n); break;
+    case 512: reduce_unrolled<512><<<grid, 512>>>(d_in, d_sum, n); break;
+    case 1024: reduce_unrolled<1024><<<grid, 1024>>>(d_in, d_sum, n); break;
+    default: die(EXIT_MISMATCH, "sum_unrolled has no kernel for block %d", block);
+    }
+    CUDA_CHECK_LAUNCH();
+}
