@@ -1,0 +1,30 @@
+// 02-register-temp: accumulate in a register, store once.
+// This is the file you edit. README.md has the background and hints.
+//
+//   make && ./register_temp               check your kernel, then time it against the given ones
+//   make -C .. grade EX=02                what the grader says
+//
+// The given kernel (step 01's solution, in main.cu) adds every product into
+// C[row * n + col] in global memory: a load and a store per k, 2n accesses per
+// element where one store would do. Sum into a local variable -- it lives in
+// a register -- and write C once, at the end. Then nobody needs to clear C
+// first: run_register has no memset.
+#include "matmul.h"
+
+__global__ void matmul_register(const float *A, const float *B, float *C, int n)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < n && col < n) {
+        // TODO: sum A[row * n + k] * B[k * n + col] over k in a local variable,
+        //       then store it into C[row * n + col], once.
+    }
+}
+
+void run_register(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    dim3 threads(block.x, block.y);
+    dim3 grid(ceil_div(n, block.x), ceil_div(n, block.y));
+    matmul_register<<<grid, threads>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}

@@ -1,0 +1,58 @@
+// 03-tiled-matmul: the harness of this step. You do not edit it.
+//
+//   make && ./tiled_matmul                            check, then time against the given kernel and cuBLAS
+//   ./tiled_matmul --check -n 1,15,16,17,33,1000 -b 8,16,32
+//
+// Given: step 02's solution, matmul_register, below. Yours: matmul_tiled<TILE>,
+// in tiled_matmul.cu. The block is TILE x TILE threads (-b 16 means 16x16).
+#include "matmul.h"
+
+// Step 02's solution: a register accumulator, but every thread still reads a
+// whole row of A and a whole column of B from global memory: each element of
+// A and B is read n times over, by different threads.
+__global__ void matmul_register(const float *A, const float *B, float *C, int n)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < n && col < n) {
+        float sum = 0.0f;
+        for (int k = 0; k < n; k++)
+            sum += A[row * n + k] * B[k * n + col];
+        C[row * n + col] = sum;
+    }
+}
+
+static void run_register(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    matmul_register<<<dim3(ceil_div(n, block.x), ceil_div(n, block.y)), dim3(block.x, block.y)>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// Defined in tiled_matmul.cu (yours) or in the solution.
+void run_tiled(const float *A, const float *B, float *C, int n, block_shape block);
+
+// Past the lesson: only the reference solution defines it. The weak
+// declaration lets this harness link without it: the pointer is then NULL,
+// and the harness leaves it out.
+void run_blocked(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
+
+static const matmul_kernel yours[] = {
+    {"tiled", "shared-memory tiles", run_tiled},
+};
+
+int main(int argc, char **argv)
+{
+    matmul_step step = {
+        "03-tiled-matmul",
+        "Multiplies two random N x N matrices through shared-memory tiles (yours) against the register kernel.",
+        {"register", "register accumulator, one store", run_register},
+        NULL,
+        0,
+        yours,
+        1,
+        {"blocked", "128x128 block tiles, 8x8 per thread (own 256-thread blocks)", run_blocked},
+        true,
+        {32, 32},
+    };
+    return matmul_main(argc, argv, &step);
+}

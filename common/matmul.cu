@@ -1,0 +1,496 @@
+// matmul.cu: the matrix-multiplication track's harness (see matmul.h).
+//
+// For each size N and block shape it asks for:
+//   1. the reference: cuBLAS SGEMM in plain fp32, itself checked against a
+//      double-precision product on the host (every row for small N, a sample
+//      of rows for large N);
+//   2. check: every kernel runs twice on random inputs in [-1, 1), C poisoned
+//      first. Once with guards after A, B and C -- NaNs after the inputs, so a
+//      read past the end spoils a result; a poison after C, which must come
+//      back untouched -- and once on buffers of exactly N*N floats, where
+//      compute-sanitizer's memcheck sees any access out of bounds. The error
+//      allowed is a relative Frobenius norm of 1e-4: fp32 products of any order
+//      land near 1e-6, while a dropped term, a wrong index or TF32 arithmetic
+//      (about 3e-4) land above;
+//   3. time (unless --check): cuBLAS (the ceiling), the track's first kernel,
+//      the step's starting kernel, the learner's, interleaved, the L2 flushed
+//      before each run.
+//
+// Napkin math for the ceiling: C = A * B does 2 N^3 flops (a multiply and an
+// add per term, N terms per element, N^2 elements) on 12 N^2 bytes: at N =
+// 2048, 17.2 GFLOP on 50 MB. An H100 does about 60 TFLOP/s in fp32 and moves
+// 3 TB/s, so the floor is 0.29 ms of arithmetic against 0.02 ms of memory:
+// compute-bound, if the kernel reads each input element from DRAM only a few
+// times. The naive kernels read each element N times.
+#include "matmul.h"
+
+#include <cublas_v2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double MAX_RELATIVE_ERROR = 1e-4;
+enum {
+    POISON_BYTE = 0xFF,  // 0xFFFFFFFF is a NaN: an element nobody wrote stays NaN
+    MAX_N = 16384,
+    SAMPLED_ROWS = 16,   // rows of cuBLAS's result checked on the host when N is large
+};
+
+#define CUBLAS_CHECK(call) cublas_check((call), #call, __FILE__, __LINE__)
+
+static void cublas_check(cublasStatus_t status, const char *call, const char *file, int line)
+{
+    if (status == CUBLAS_STATUS_SUCCESS)
+        return;
+    fprintf(stderr, "cuBLAS error %s: %s\n  at %s:%d: %s\n", cublasGetStatusName(status),
+            cublasGetStatusString(status), file, line, call);
+    exit(EXIT_CUDA);
+}
+
+// ===========================================================================
+// The track's first kernel: naive, uncoalesced, accumulating in global memory
+// ===========================================================================
+
+__global__ void matmul_uncoalesced(const float *A, const float *B, float *C, int n)
+{
+    // threadIdx.x picks the row: the 32 threads of a warp read 32 rows of A
+    // (addresses N floats apart: a separate 32-byte sector each) and update 32
+    // elements of C a row apart. B[k * n + col] is one address for the warp.
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    int col = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < n && col < n)
+        for (int k = 0; k < n; k++)
+            C[row * n + col] += A[row * n + k] * B[k * n + col];
+}
+
+void run_uncoalesced(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    CUDA_CHECK(cudaMemsetAsync(C, 0, (size_t)n * n * sizeof(float)));  // the kernel adds onto C
+    dim3 threads(block.x, block.y);
+    dim3 grid(ceil_div(n, block.x), ceil_div(n, block.y));
+    matmul_uncoalesced<<<grid, threads>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+const matmul_kernel matmul_track_first = {"uncoalesced", "naive, uncoalesced (row from threadIdx.x)",
+                                          run_uncoalesced};
+
+// ===========================================================================
+// cuBLAS: the reference and the ceiling
+// ===========================================================================
+
+static cublasHandle_t cublas;
+
+// Row-major C = A * B is column-major C^T = B^T * A^T: the same call with the
+// operands swapped, and no transposition at all.
+static void run_cublas(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    const float one = 1.0f, zero = 0.0f;
+    CUBLAS_CHECK(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n));
+}
+
+static const matmul_kernel cublas_kernel = {"cublas", "cuBLAS SGEMM, fp32", run_cublas};
+
+// ===========================================================================
+// Inputs, the host check of cuBLAS, the comparison
+// ===========================================================================
+
+static void fill_matrix(float *h, int n, uint64_t seed, uint64_t stream)
+{
+    for (size_t i = 0; i < (size_t)n * n; i++)  // [-1, 1) in steps of 2^-23
+        h[i] = (float)(random_u64(seed, stream, i) >> 40) * (1.0f / (1 << 23)) - 1.0f;
+}
+
+// Compare cuBLAS's C with a double-precision product on some rows.
+static void check_reference(const float *hA, const float *hB, const float *hC, int n)
+{
+    int rows = n <= 64 ? n : SAMPLED_ROWS;
+    double err = 0, norm = 0;
+    double *row_out = (double *)malloc(sizeof(double) * n);
+    if (!row_out)
+        die(EXIT_CUDA, "out of host memory");
+    for (int s = 0; s < rows; s++) {
+        int r = rows == n ? s : (int)((long long)s * (n - 1) / (rows - 1));  // spread, first and last included
+        for (int c = 0; c < n; c++)
+            row_out[c] = 0;
+        for (int k = 0; k < n; k++) {
+            double a = hA[(size_t)r * n + k];
+            for (int c = 0; c < n; c++)
+                row_out[c] += a * hB[(size_t)k * n + c];
+        }
+        for (int c = 0; c < n; c++) {
+            double d = hC[(size_t)r * n + c] - row_out[c];
+            err += d * d;
+            norm += row_out[c] * row_out[c];
+        }
+    }
+    free(row_out);
+    double rel = sqrt(err / norm);
+    if (!(rel <= MAX_RELATIVE_ERROR))
+        die(EXIT_CUDA,
+            "the reference itself is off: cuBLAS's product differs from the host's by %.2e (relative) at N=%d. "
+            "Is NVIDIA_TF32_OVERRIDE set?",
+            rel, n);
+}
+
+typedef struct {
+    double relative_error;
+    long long wrong;                 // elements off by more than a thousandth of the typical size, or NaN
+    int first_row, first_col;        // the first of them in memory order (or the worst, if none)
+    float expected, got;
+    int row_min, row_max, col_min, col_max;  // where the wrong ones are
+} comparison;
+
+static comparison compare(const float *C, const float *ref, int n)
+{
+    comparison cmp = {0, 0, -1, -1, 0, 0, n, -1, n, -1};
+    double err = 0, norm = 0;
+    size_t count = (size_t)n * n;
+    for (size_t i = 0; i < count; i++)
+        norm += (double)ref[i] * ref[i];
+    double element_limit = 1e-3 * sqrt(norm / count);
+    double worst = -1;
+    size_t worst_at = 0;
+    for (size_t i = 0; i < count; i++) {
+        double d = (double)C[i] - ref[i];
+        err += d * d;
+        bool wrong = isnan(C[i]) || fabs(d) > element_limit;
+        if (isnan(d) || fabs(d) > worst) {
+            worst = isnan(d) ? INFINITY : fabs(d);
+            worst_at = i;
+        }
+        if (!wrong)
+            continue;
+        int r = (int)(i / n), c = (int)(i % n);
+        if (cmp.wrong++ == 0) {
+            cmp.first_row = r;
+            cmp.first_col = c;
+        }
+        cmp.row_min = r < cmp.row_min ? r : cmp.row_min;
+        cmp.row_max = r > cmp.row_max ? r : cmp.row_max;
+        cmp.col_min = c < cmp.col_min ? c : cmp.col_min;
+        cmp.col_max = c > cmp.col_max ? c : cmp.col_max;
+    }
+    cmp.relative_error = sqrt(err / norm);
+    if (cmp.first_row < 0) {  // nothing far off: show the worst
+        cmp.first_row = (int)(worst_at / n);
+        cmp.first_col = (int)(worst_at % n);
+    }
+    size_t at = (size_t)cmp.first_row * n + cmp.first_col;
+    cmp.expected = ref[at];
+    cmp.got = C[at];
+    return cmp;
+}
+
+// ===========================================================================
+// Checking
+// ===========================================================================
+
+typedef struct {
+    const matmul_kernel *kernel;
+    const char *role;
+} contender;
+
+typedef struct {
+    float *A, *B, *C;
+    size_t guard;  // floats after each matrix (0: exact-size buffers)
+} buffers;
+
+static void explain(const comparison *cmp, int n)
+{
+    if (isnan(cmp->got))
+        printf("    hint: NaN: the poison that C is filled with, so nothing wrote it -- or a read past the end of A or B, "
+               "which are followed by NaNs\n");
+    if (cmp->col_min > 0 && cmp->col_max == n - 1 && cmp->row_min == 0 && cmp->row_max == n - 1)
+        printf("    hint: only columns %d..%d are wrong: look at the blocks on the right edge (a bounds check?)\n",
+               cmp->col_min, cmp->col_max);
+    else if (cmp->row_min > 0 && cmp->row_max == n - 1 && cmp->col_min == 0 && cmp->col_max == n - 1)
+        printf("    hint: only rows %d..%d are wrong: look at the blocks on the bottom edge (a bounds check?)\n",
+               cmp->row_min, cmp->row_max);
+}
+
+static bool check_run(const options *opt, const char *step, const contender *c, const buffers *buf, const float *ref,
+                      float *hC, int n, block_shape block)
+{
+    size_t count = (size_t)n * n;
+    const char *input = buf->guard ? "guarded" : "exact";
+    set_activity("checking '%s' [%s] at N=%d, block %dx%d, on the %s buffers", c->kernel->label, c->role, n, block.x,
+                 block.y, buf->guard ? "guarded" : "exact-size");
+    CUDA_CHECK(cudaMemset(buf->C, POISON_BYTE, (count + buf->guard) * sizeof(float)));
+    c->kernel->run(buf->A, buf->B, buf->C, n, block);
+    CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
+    CUDA_CHECK(cudaMemcpy(hC, buf->C, (count + buf->guard) * sizeof(float), cudaMemcpyDeviceToHost));
+    set_activity("%s", "");
+
+    comparison cmp = compare(hC, ref, n);
+    bool ok = cmp.relative_error <= MAX_RELATIVE_ERROR;  // false for NaN
+    size_t overwritten = 0, first_over = 0;
+    for (size_t i = 0; i < buf->guard; i++) {
+        uint32_t bits;
+        memcpy(&bits, &hC[count + i], sizeof bits);
+        if (bits != 0xFFFFFFFFu && overwritten++ == 0)
+            first_over = i;
+    }
+    ok = ok && overwritten == 0;
+
+    if (opt->machine) {
+        if (ok)
+            print_record("check", "step=%s\tn=%d\tblock=%dx%d\tid=%s\trole=%s\tinput=%s\tresult=ok\terror=%.3e", step, n,
+                         block.x, block.y, c->kernel->id, c->role, input, cmp.relative_error);
+        else
+            print_record("check", "step=%s\tn=%d\tblock=%dx%d\tid=%s\trole=%s\tinput=%s\tresult=mismatch\terror=%.3e"
+                                  "\trow=%d\tcol=%d\texpected=%.6g\tgot=%.6g\twrong=%lld\twritten_past_end=%zu",
+                         step, n, block.x, block.y, c->kernel->id, c->role, input, cmp.relative_error, cmp.first_row,
+                         cmp.first_col, cmp.expected, cmp.got, cmp.wrong, overwritten);
+        return ok;
+    }
+    if (ok)
+        return true;
+    printf("MISMATCH: '%s' [%s] at N=%d, block %dx%d (%s buffers): relative error %.2e (at most %.0e allowed)\n",
+           c->kernel->label, c->role, n, block.x, block.y, buf->guard ? "guarded" : "exact-size", cmp.relative_error,
+           MAX_RELATIVE_ERROR);
+    if (cmp.wrong)
+        printf("    %lld of %zu elements wrong, in rows %d..%d and columns %d..%d; the first: C[%d][%d] expected %.6g, "
+               "got %.6g\n",
+               cmp.wrong, count, cmp.row_min, cmp.row_max, cmp.col_min, cmp.col_max, cmp.first_row, cmp.first_col,
+               cmp.expected, cmp.got);
+    else if (cmp.relative_error > MAX_RELATIVE_ERROR)
+        printf("    no element far off, but all a little: the worst, C[%d][%d], expected %.8g, got %.8g -- reduced "
+               "precision (TF32, half)?\n",
+               cmp.first_row, cmp.first_col, cmp.expected, cmp.got);
+    if (overwritten)
+        printf("    %zu floats written past the end of C (the first %zu past it): a thread outside the matrix wrote; "
+               "a missing bounds check?\n",
+               overwritten, first_over);
+    explain(&cmp, n);
+    return false;
+}
+
+// ===========================================================================
+// Timing
+// ===========================================================================
+
+typedef struct {
+    matmul_fn run;
+    const float *A, *B;
+    float *C;
+    int n;
+    block_shape block;
+} timed_run;
+
+static void run_task(void *arg)
+{
+    timed_run *r = (timed_run *)arg;
+    r->run(r->A, r->B, r->C, r->n, r->block);
+}
+
+static void poison_task(void *arg)
+{
+    timed_run *r = (timed_run *)arg;
+    CUDA_CHECK(cudaMemsetAsync(r->C, POISON_BYTE, (size_t)r->n * r->n * sizeof(float)));
+}
+
+// Time cuBLAS and every contender; print the table. Returns how many left a
+// wrong C after their last timed run.
+static int time_contenders(const options *opt, const matmul_step *step, const contender *cs, int count,
+                           const buffers *buf, const float *ref, float *hC, int n, block_shape block)
+{
+    int tasks_count = count + 1;  // cuBLAS first
+    timed_task *tasks = (timed_task *)calloc(tasks_count, sizeof *tasks);
+    timed_run *runs = (timed_run *)calloc(tasks_count, sizeof *runs);
+    float *samples = (float *)malloc(sizeof(float) * tasks_count * opt->reps);
+    timing *t = (timing *)malloc(sizeof(timing) * tasks_count);
+    result_row *rows = (result_row *)calloc(tasks_count, sizeof *rows);
+    float **outputs = (float **)calloc(tasks_count, sizeof *outputs);
+    if (!tasks || !runs || !samples || !t || !rows || !outputs)
+        die(EXIT_CUDA, "out of host memory");
+    size_t bytes = (size_t)n * n * sizeof(float);
+    set_activity("allocating an output per kernel for timing at N=%d", n);
+    for (int i = 0; i < tasks_count; i++) {
+        CUDA_CHECK(cudaMalloc(&outputs[i], bytes));
+        const matmul_kernel *k = i == 0 ? &cublas_kernel : cs[i - 1].kernel;
+        runs[i] = (timed_run){k->run, buf->A, buf->B, outputs[i], n, block};
+        tasks[i] = (timed_task){run_task, poison_task, &runs[i]};
+    }
+    set_activity("timing at N=%d, block %dx%d", n, block.x, block.y);
+    time_interleaved(tasks, tasks_count, opt->reps, samples, t);
+
+    // The last timed run of each must have left the right product too.
+    int wrong = 0;
+    for (int i = 1; i < tasks_count; i++) {
+        CUDA_CHECK(cudaMemcpy(hC, outputs[i], bytes, cudaMemcpyDeviceToHost));
+        comparison cmp = compare(hC, ref, n);
+        if (!(cmp.relative_error <= MAX_RELATIVE_ERROR)) {
+            wrong++;
+            fprintf(opt->machine ? stderr : stdout,
+                    "MISMATCH: '%s' [%s] left a wrong C (relative error %.2e) after %d timed runs: it depends on state "
+                    "an earlier run left behind\n",
+                    cs[i - 1].kernel->label, cs[i - 1].role, cmp.relative_error, opt->reps);
+        }
+    }
+    set_activity("%s", "");
+
+    double gflop = 2.0 * n * (double)n * n / 1e9;
+    int start_task = 0;
+    for (int i = 0; i < count; i++)
+        if (strcmp(cs[i].role, "start") == 0)
+            start_task = i + 1;
+    rows[0] = (result_row){cublas_kernel.id, "ceiling", cublas_kernel.label, t[0], gflop / t[0].median_ms * 1e3,
+                           100.0, NAN, NAN};
+    for (int i = 1; i < tasks_count; i++) {
+        const float *mine = &samples[i * opt->reps];
+        double rate = gflop / t[i].median_ms * 1e3;
+        rows[i] = (result_row){cs[i - 1].kernel->id,
+                               cs[i - 1].role,
+                               cs[i - 1].kernel->label,
+                               t[i],
+                               rate,
+                               100.0 * rate / rows[0].rate,
+                               median_ratio(&samples[start_task * opt->reps], mine, opt->reps),
+                               median_ratio(&samples[1 * opt->reps], mine, opt->reps)};
+    }
+    char config[160];
+    snprintf(config, sizeof config, "step=%s\tn=%d\tblock=%dx%d\treps=%d", step->step, n, block.x, block.y, opt->reps);
+    print_results(opt, config, "GFLOP/s", "cuBLAS", rows, tasks_count);
+
+    for (int i = 0; i < tasks_count; i++)
+        CUDA_CHECK(cudaFree(outputs[i]));
+    free(outputs);
+    free(tasks);
+    free(runs);
+    free(samples);
+    free(t);
+    free(rows);
+    return wrong;
+}
+
+// ===========================================================================
+// main
+// ===========================================================================
+
+static bool any_block_ok(block_shape b)
+{
+    return b.x >= 1 && b.y >= 1 && b.x * b.y <= 1024;
+}
+
+static bool tile_block_ok(block_shape b)
+{
+    return b.x == b.y && (b.x == 8 || b.x == 16 || b.x == 32);
+}
+
+static void alloc_buffers(buffers *buf, int n, size_t guard)
+{
+    size_t count = (size_t)n * n + guard;
+    buf->guard = guard;
+    CUDA_CHECK(cudaMalloc(&buf->A, count * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&buf->B, count * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&buf->C, count * sizeof(float)));
+    if (guard) {  // NaNs after the inputs
+        CUDA_CHECK(cudaMemset(buf->A + (size_t)n * n, POISON_BYTE, guard * sizeof(float)));
+        CUDA_CHECK(cudaMemset(buf->B + (size_t)n * n, POISON_BYTE, guard * sizeof(float)));
+    }
+}
+
+static void free_buffers(buffers *buf)
+{
+    CUDA_CHECK(cudaFree(buf->A));
+    CUDA_CHECK(cudaFree(buf->B));
+    CUDA_CHECK(cudaFree(buf->C));
+}
+
+int matmul_main(int argc, char **argv, const matmul_step *step)
+{
+    option_spec spec = {step->step,
+                        step->summary,
+                        "rows (= columns) of the square matrices",
+                        2048,
+                        MAX_N,
+                        step->default_block,
+                        true,
+                        step->square_tiles ? "TxT with T = 8, 16 or 32 (the tile)" : "X*Y at most 1024 threads",
+                        step->square_tiles ? tile_block_ok : any_block_ok,
+                        20};
+    options opt;
+    parse_options(argc, argv, &spec, &opt);
+    open_device();
+    set_activity("creating the cuBLAS handle");
+    CUBLAS_CHECK(cublasCreate(&cublas));
+    CUBLAS_CHECK(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));  // plain fp32: no TF32 tensor cores
+    print_device(&opt, step->step);
+
+    contender cs[16];
+    int count = 0;
+    if (!opt.check_only) {
+        if (step->start.run != matmul_track_first.run)
+            cs[count++] = (contender){&matmul_track_first, "first"};
+        cs[count++] = (contender){&step->start, "start"};
+        for (int i = 0; i < step->compare_count; i++)
+            cs[count++] = (contender){&step->compare[i], "given"};
+    }
+    for (int i = 0; i < step->yours_count; i++)
+        cs[count++] = (contender){&step->yours[i], "yours"};
+    if (step->beyond.run)
+        cs[count++] = (contender){&step->beyond, "beyond"};
+
+    int failures = 0, runs = 0;
+    for (int s = 0; s < opt.size_count; s++) {
+        int n = (int)opt.sizes[s];
+        size_t count_nn = (size_t)n * n, bytes = count_nn * sizeof(float);
+        size_t guard = 32 * ((size_t)n + 1);  // past the last row a block of up to 32 rows can reach
+        // Guarded and exact A, B, C; a reference; when timing, an output per kernel.
+        require_device_memory(7 * bytes + 3 * guard * sizeof(float) + (opt.check_only ? 0 : (count + 1) * bytes),
+                              "this size");
+
+        float *hA = (float *)malloc(bytes), *hB = (float *)malloc(bytes);
+        float *ref = (float *)malloc(bytes), *hC = (float *)malloc(bytes + guard * sizeof(float));
+        if (!hA || !hB || !ref || !hC)
+            die(EXIT_USAGE, "cannot allocate host memory for N=%d: choose a smaller --size", n);
+        set_activity("preparing the inputs and the reference for N=%d", n);
+        buffers guarded, exact;
+        alloc_buffers(&guarded, n, guard);
+        alloc_buffers(&exact, n, 0);
+        fill_matrix(hA, n, opt.seed, 4ull * n);
+        fill_matrix(hB, n, opt.seed, 4ull * n + 1);
+        CUDA_CHECK(cudaMemcpy(guarded.A, hA, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(guarded.B, hB, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(exact.A, hA, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(exact.B, hB, bytes, cudaMemcpyHostToDevice));
+        run_cublas(exact.A, exact.B, exact.C, n, opt.blocks[0]);
+        CUDA_CHECK(cudaMemcpy(ref, exact.C, bytes, cudaMemcpyDeviceToHost));
+        set_activity("checking cuBLAS against the host at N=%d", n);
+        check_reference(hA, hB, ref, n);
+        free(hA);
+        free(hB);
+
+        for (int b = 0; b < opt.block_count; b++) {
+            block_shape block = opt.blocks[b];
+            int wrong = 0;
+            for (int i = 0; i < count; i++) {
+                wrong += !check_run(&opt, step->step, &cs[i], &guarded, ref, hC, n, block);
+                wrong += !check_run(&opt, step->step, &cs[i], &exact, ref, hC, n, block);
+            }
+            runs += 2 * count;
+            failures += wrong;
+            if (!opt.check_only && wrong == 0) {
+                if (!opt.machine)
+                    printf("\nN = %d (%.1f GFLOP), block %dx%d, %d repetitions; all %d kernels correct\n", n,
+                           2.0 * n * (double)n * n / 1e9, block.x, block.y, opt.reps, count);
+                failures += time_contenders(&opt, step, cs, count, &exact, ref, hC, n, block);
+            }
+        }
+        free_buffers(&guarded);
+        free_buffers(&exact);
+        free(ref);
+        free(hC);
+    }
+
+    if (opt.machine)
+        print_record("summary", "step=%s\truns=%d\twrong=%d\tresult=%s", step->step, runs, failures,
+                     failures ? "mismatch" : "correct");
+    else if (opt.check_only || failures)
+        printf("%s: %d of %d checked runs wrong (%d sizes x %d block shapes, guarded and exact-size buffers)\n",
+               failures ? "FAILED" : "correct", failures, runs, opt.size_count, opt.block_count);
+    CUBLAS_CHECK(cublasDestroy(cublas));
+    return failures ? EXIT_MISMATCH : EXIT_CORRECT;
+}
