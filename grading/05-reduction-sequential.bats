@@ -1,0 +1,18 @@
+#!/usr/bin/env bats
+# bats file_tags=step:05,track:reduction
+# 05-reduction-sequential: sequential addressing (bank conflicts gone).
+# It builds; it is right at every block size it accepts and at the sizes that
+# catch the usual mistakes; it beats its starting kernel by the threshold.
+
+STEP=05-reduction-sequential
+SPEED_ARGS="-n 2^26 -b 256"
+load lib
+
+@test "05 builds" { grade_build; }
+@test "05 correct with block 32" { grade_check 32 $(reduction_sizes 32); }
+@test "05 correct with block 64" { grade_check 64 $(reduction_sizes 64); }
+@test "05 correct with block 128" { grade_check 128 $(reduction_sizes 128); }
+@test "05 correct with block 256" { grade_check 256 $(reduction_sizes 256); }
+@test "05 correct with block 512" { grade_check 512 $(reduction_sizes 512); }
+@test "05 correct with block 1024" { grade_check 1024 $(reduction_sizes 1024); }
+@test "05 faster than its starting kernel" { grade_speed; }
