@@ -1,0 +1,27 @@
+#!/usr/bin/env bats
+# On a GPU: the reference solutions pass every grading test, and every
+# untouched exercise fails its correctness tests (it builds, and is wrong).
+# Without a GPU these tests skip, saying so.
+
+load helpers
+
+setup() {
+    have_gpu || skip "no usable CUDA device: the solutions and exercises were not graded"
+}
+
+@test "the reference solutions pass every grading test" {
+    run "$WORKBOOK_DIR/grading/grade" --solutions --require-gpu --results "$BATS_TEST_TMPDIR/solutions"
+    echo "$output" | tail -n 12 >&3
+    assert_success
+    refute_output --regexp 'not ok'
+}
+
+@test "every untouched exercise builds and fails its correctness tests" {
+    run "$WORKBOOK_DIR/grading/grade" --require-gpu --results "$BATS_TEST_TMPDIR/exercises"
+    echo "$output" | tail -n 10 >&3
+    assert_failure
+    for dir in "${STEP_DIRS[@]}"; do
+        step=$(basename "$dir")
+        assert_line --regexp "^$step +pass +fail +not timed +fail$"
+    done
+}

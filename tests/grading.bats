@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# The grader's own logic, without a GPU: thresholds, verdicts, the summary,
+# skipping without a GPU, and the result files. A fake step whose "program" is
+# a shell script that prints chosen records stands in for a real one.
+
+load helpers
+
+setup() {
+    # A fake workbook: one step whose program prints the records in $FAKE_OUTPUT
+    # and exits with $FAKE_STATUS.
+    FAKE=$BATS_TEST_TMPDIR/workbook
+    mkdir -p "$FAKE/04-fake"
+    printf 'print-program:\n\t@echo prog\nall solution:\n\t@true\n' >"$FAKE/04-fake/Makefile"
+    cat >"$FAKE/04-fake/prog" <<'SCRIPT'
+#!/usr/bin/env bash
+printf '%b' "$FAKE_OUTPUT"
+exit "${FAKE_STATUS:-0}"
+SCRIPT
+    chmod +x "$FAKE/04-fake/prog"
+    export FAKE_OUTPUT="" FAKE_STATUS=0
+}
+
+# Load the grading library as a step's .bats file would, pointed at the fake.
+use_fake_step() {
+    STEP=04-fake
+    SPEED_ARGS=""
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    WORKBOOK_DIR=$FAKE
+    GRADE_RESULTS=$BATS_TEST_TMPDIR/results
+    GRADE_THRESHOLDS=$BATS_TEST_TMPDIR/thresholds.conf
+    printf '04 x_start 1.50\n04 pct_ceiling 20\n' >"$GRADE_THRESHOLDS"
+}
+
+timed_output() {  # timed_output X_START PCT: the records of a timed run
+    printf 'device\tstep=04-fake\tname=Fake GPU\tcc=9.0\\n'
+    printf 'time\tstep=04-fake\tid=start\trole=start\tx_start=1.0000\tpct_ceiling=10.00\\n'
+    printf 'time\tstep=04-fake\tid=mine\trole=yours\tx_start=%s\tpct_ceiling=%s\\n' "$1" "$2"
+    printf 'summary\tstep=04-fake\tresult=correct\\n'
+}
+
+@test "every step has a grading file, and a default threshold in thresholds.conf" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    for dir in "${STEP_DIRS[@]}"; do
+        step=$(basename "$dir")
+        [ -f "$WORKBOOK_DIR/grading/$step.bats" ] || fail "no grading/$step.bats"
+        value=$(threshold "$WORKBOOK_DIR/grading/thresholds.conf" "${step%%-*}" x_start)
+        [ -n "$value" ] || fail "no x_start threshold for $step"
+        at_least "$value" 1.01 || fail "threshold $value for $step would pass an unchanged starting kernel"
+    done
+}
+
+@test "at_least compares decimals" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    at_least 1.61 1.5
+    at_least 1.5 1.5
+    ! at_least 1.49 1.5
+    ! at_least 0.99 1.03
+    at_least 10.2 9.8
+}
+
+@test "a calibrated thresholds file is preferred for its GPU, and GRADE_THRESHOLDS over both" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    assert_equal "$(gpu_slug 'NVIDIA H100 80GB HBM3')" nvidia-h100-80gb-hbm3
+    GRADING_DIR=$BATS_TEST_TMPDIR/grading
+    mkdir -p "$GRADING_DIR/thresholds"
+    touch "$GRADING_DIR/thresholds.conf" "$GRADING_DIR/thresholds/nvidia-a100-sxm4-40gb.conf"
+    assert_equal "$(thresholds_file 'NVIDIA H100 80GB HBM3')" "$GRADING_DIR/thresholds.conf"
+    assert_equal "$(thresholds_file 'NVIDIA A100-SXM4-40GB')" "$GRADING_DIR/thresholds/nvidia-a100-sxm4-40gb.conf"
+    GRADE_THRESHOLDS=/elsewhere.conf
+    assert_equal "$(thresholds_file 'NVIDIA A100-SXM4-40GB')" /elsewhere.conf
+}
+
+@test "the speed test passes at the threshold and names the figures" {
+    use_fake_step
+    FAKE_OUTPUT=$(timed_output 1.6100 22.40)
+    run grade_speed
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.6100 1.50 22.40 20 thresholds.conf"
+}
+
+@test "the speed test fails below the speedup threshold" {
+    use_fake_step
+    FAKE_OUTPUT=$(timed_output 1.0040 22.40)
+    run grade_speed
+    assert_failure
+    assert_output --partial "1.00x faster than the starting kernel; at least 1.50x is required"
+    [[ $(cat "$GRADE_RESULTS/04/speed") == fail* ]]
+}
+
+@test "the speed test fails below the share of the ceiling" {
+    use_fake_step
+    FAKE_OUTPUT=$(timed_output 1.9 12.5)
+    run grade_speed
+    assert_failure
+    assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
+}
+
+@test "the speed test does not time a step that is not correct" {
+    use_fake_step
+    record check-256 fail
+    FAKE_OUTPUT=$(timed_output 9.9 99)
+    run grade_speed
+    assert_failure
+    assert_output --partial "not timed"
+}
+
+@test "a correctness test fails with the mismatches, and passes on a clean run" {
+    use_fake_step
+    FAKE_STATUS=1
+    FAKE_OUTPUT=$(printf 'check\tstep=04-fake\tn=33\tblock=32\tid=mine\trole=yours\tinput=guarded\tresult=mismatch\texpected=10\tgot=9\\nsummary\tstep=04-fake\tresult=mismatch\\n')
+    run grade_check 32 1 33
+    assert_failure
+    assert_output --partial "n=33 block=32 id=mine input=guarded expected=10 got=9"
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" fail
+    FAKE_STATUS=0
+    FAKE_OUTPUT=$(printf 'summary\tstep=04-fake\tresult=correct\\n')
+    run grade_check 32 1 33
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" pass
+}
+
+@test "a program without a GPU makes its test skip, or fail with REQUIRE_GPU=1" {
+    use_fake_step
+    FAKE_STATUS=77
+    FAKE_OUTPUT="prog: skipped: no usable CUDA device (none here)\n"
+    run grade_check 32 1
+    assert_success  # a skipped test returns success to `run`
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" skip
+    REQUIRE_GPU=1
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "no GPU, and REQUIRE_GPU=1"
+}
+
+@test "a hung program is stopped by the timeout and its test fails" {
+    use_fake_step
+    printf '#!/usr/bin/env bash\nsleep 60\n' >"$FAKE/04-fake/prog"
+    GRADE_TIMEOUT=1
+    SECONDS=0
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "timed out after 1s"
+    [ "$SECONDS" -lt 20 ]
+}
+
+@test "the summary counts a step correct only when every block size passed" {
+    results=$BATS_TEST_TMPDIR/r
+    mkdir -p "$results/04" "$results/05"
+    echo pass >"$results/04/build"; echo pass >"$results/04/check-32"; echo pass >"$results/04/check-64"
+    echo "pass 1.61 1.06 22.4 - thresholds.conf" >"$results/04/speed"
+    echo pass >"$results/05/build"; echo pass >"$results/05/check-32"; echo fail >"$results/05/check-64"
+    echo "fail not timed" >"$results/05/speed"
+    run "$WORKBOOK_DIR/grading/summary" "$results" grading/04-reduction-interleaved.bats grading/05-reduction-sequential.bats
+    assert_success
+    assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +pass$'
+    assert_line --regexp '^05-reduction-sequential +pass +fail +not timed +fail$'
+}
+
+@test "grading without a GPU skips every GPU test, says why, and passes; --require-gpu fails" {
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --solutions \
+        --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml"
+    assert_success
+    assert_output --partial "# skip reduction_interleaved_solution: skipped: no usable CUDA device"
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped \(no GPU\)$'
+    # JUnit: complete, one testcase per test, the skips marked.
+    run cat "$BATS_TEST_TMPDIR/junit.xml"
+    assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="8" failures="0" errors="0" skipped="7"'
+    assert_line '</testsuites>'
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --solutions --require-gpu \
+        --results "$BATS_TEST_TMPDIR/g"
+    assert_failure 1
+    assert_output --partial "no GPU, and REQUIRE_GPU=1"
+}
+
+@test "grade refuses bad options with exit 2" {
+    run "$WORKBOOK_DIR/grading/grade" --step 4
+    assert_failure 2
+    assert_output --partial "bad step '4'"
+    run "$WORKBOOK_DIR/grading/grade" --bogus
+    assert_failure 2
+    run "$WORKBOOK_DIR/grading/grade" --step 99
+    assert_failure 2
+    assert_output --partial "no grading file for step 99"
+}

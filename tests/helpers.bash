@@ -1,0 +1,24 @@
+# helpers.bash: what the workbook's own tests share.
+bats_load_library bats-support
+bats_load_library bats-assert
+
+WORKBOOK_DIR=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+STEP_DIRS=("$WORKBOOK_DIR"/[0-9][0-9]-*/)
+
+# Every program of the workbook: each exercise and, where there is one, its solution.
+all_programs() {
+    local dir name
+    for dir in "${STEP_DIRS[@]}"; do
+        name=$(make -s -C "$dir" print-program)
+        echo "$dir$name"
+        [ -e "$dir${name}_solution" ] && echo "$dir${name}_solution"
+    done
+}
+
+# True where a CUDA device can be used: a solution's quickest check runs.
+have_gpu() {
+    local probe="$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved_solution"
+    [ -x "$probe" ] || probe="$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved"
+    timeout 120 "$probe" --check -n 1 >/dev/null 2>&1
+    [ $? -ne 77 ]
+}

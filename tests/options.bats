@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# Every program's command line: --help, bad options (exit 2, one line, before
+# any CUDA call), and no usable GPU (exit 77, one line). Runs with or without
+# a GPU: CUDA_VISIBLE_DEVICES="" hides any GPU from the program.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+    [ -n "$(all_programs)" ] || skip "nothing built: run make first"
+}
+
+@test "every program prints its usage for --help and exits 0" {
+    while read -r program; do
+        run "$program" --help
+        assert_success
+        assert_line --partial "usage: $(basename "$program")"
+        assert_line --partial "exit status: 0 correct, 1 wrong answer, 2 bad option, 3 CUDA error, 77 no usable GPU"
+    done < <(all_programs)
+}
+
+# Options that every program must refuse: unknown, malformed, out of range, missing values.
+bad_options=(
+    "--bogus" "-x" "-n" "-n 0" "-n abc" "-n -5" "-n 1,,2" "-n 1," "-n 2^99" "-n 99999999999"
+    "-b" "-b 0" "-b abc" "-b 100000" "-r 0" "-r many" "-s x" "stray"
+)
+
+@test "every program refuses bad options with exit 2 and one line on stderr, before touching the GPU" {
+    while read -r program; do
+        for args in "${bad_options[@]}"; do
+            # No visible GPU: a program that reached for CUDA before checking
+            # its options would answer 77 instead of 2.
+            # shellcheck disable=SC2086
+            run --separate-stderr env CUDA_VISIBLE_DEVICES= "$program" $args
+            [ "$status" -eq 2 ] || fail "$(basename "$program") $args: exit $status, expected 2 (stderr: $stderr)"
+            [ -z "$output" ] || fail "$(basename "$program") $args: wrote to stdout: $output"
+            [ "${#stderr_lines[@]}" -eq 1 ] || fail "$(basename "$program") $args: ${#stderr_lines[@]} lines on stderr: $stderr"
+            [[ $stderr == "$(basename "$program"): "* ]] || fail "$(basename "$program") $args: message does not name the program: $stderr"
+        done
+    done < <(all_programs)
+}
+
+@test "each track refuses the block sizes it cannot run" {
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved" -b 48
+    assert_failure 2
+    assert_output --partial "a power of two, 32 to 1024"
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/03-tiled-matmul/tiled_matmul" -b 32x16
+    assert_failure 2
+    assert_output --partial "TxT with T = 8, 16 or 32"
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/01-naive-matmul/naive_matmul" -b 64x32
+    assert_failure 2
+    assert_output --partial "at most 1024 threads"
+}
+
+@test "every program exits 77 with one line when no GPU can be used" {
+    while read -r program; do
+        run --separate-stderr env CUDA_VISIBLE_DEVICES= "$program" --check -n 1
+        [ "$status" -eq 77 ] || fail "$(basename "$program"): exit $status, expected 77 ($stderr)"
+        [ "${#stderr_lines[@]}" -eq 1 ] || fail "$(basename "$program"): ${#stderr_lines[@]} lines on stderr: $stderr"
+        assert_equal "${stderr_lines[0]%% (*}" "$(basename "$program"): skipped: no usable CUDA device"
+    done < <(all_programs)
+}
+
+@test "every source compiles without a warning" {
+    # Each file on its own, for one architecture, into a scratch folder: the
+    # build folders are left alone.
+    local nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+    for source in "$WORKBOOK_DIR"/common/*.cu "$WORKBOOK_DIR"/[0-9][0-9]-*/*.cu "$WORKBOOK_DIR"/solutions/*/*.cu; do
+        [ -e "$source" ] || continue
+        run "$nvcc" -std=c++17 -O3 -arch=sm_90 -Xcompiler -Wall -I"$WORKBOOK_DIR/common" -c -o "$BATS_TEST_TMPDIR/x.o" "$source"
+        [ "$status" -eq 0 ] || fail "$source does not compile: $output"
+        [[ $output != *warning* ]] || fail "$source: $output"
+    done
+}
