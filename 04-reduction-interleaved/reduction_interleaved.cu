@@ -33,5 +33,5 @@ __global__ void reduce_interleaved_strided(const int *in, int *out, unsigned int
 // One launch per level of the tree, until one sum is left (see reduce_in_passes).
 void sum_interleaved_strided(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    reduce_in_passes(reduce_interleaved_strided, d_in, n, block, d_work, d_sum);
+    reduce_in_passes(reduce_interleaved_strided, 1, d_in, n, block, d_work, d_sum);
 }

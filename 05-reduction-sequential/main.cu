@@ -31,7 +31,7 @@ __global__ void reduce_interleaved_strided(const int *in, int *out, unsigned int
 
 static void sum_interleaved_strided(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    reduce_in_passes(reduce_interleaved_strided, d_in, n, block, d_work, d_sum);
+    reduce_in_passes(reduce_interleaved_strided, 1, d_in, n, block, d_work, d_sum);
 }
 
 // Defined in reduction_sequential.cu (yours) or in the solution.

@@ -29,7 +29,7 @@ __global__ void reduce_sequential(const int *in, int *out, unsigned int n)
 
 static void sum_sequential(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    reduce_in_passes(reduce_sequential, d_in, n, block, d_work, d_sum);
+    reduce_in_passes(reduce_sequential, 1, d_in, n, block, d_work, d_sum);
 }
 
 // Defined in reduction_direct.cu (yours) or in the solution.

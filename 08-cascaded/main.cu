@@ -5,13 +5,16 @@
 //
 // Given: step 07's solution, reduce_unrolled<BLOCK>, below; and CUB's
 // DeviceReduce::Sum, the library to measure against. Yours, in cascaded.cu:
-// reduce_cascaded<BLOCK>, a grid sized to the GPU and many elements per thread.
+// reduce_cascaded<BLOCK>, a grid sized to the GPU and many elements per thread,
+// each block adding its sum into the total with one atomic, as in step 06:
+// with a thousand blocks rather than a hundred thousand, that finish is cheap.
 #include "reduction.h"
 
 #include <cub/cub.cuh>
 
 // Step 07's solution: two elements per thread, the tree unrolled for a
-// block size known at compile time, the last warp summed with shuffles.
+// block size known at compile time, the last warp summed with shuffles; a
+// partial sum per block, added up by further, smaller launches.
 __device__ __forceinline__ int warp_sum(int v)
 {
 #pragma unroll
@@ -21,7 +24,7 @@ __device__ __forceinline__ int warp_sum(int v)
 }
 
 template <unsigned int BLOCK>
-__global__ void reduce_unrolled(const int *in, int *sum, unsigned int n)
+__global__ void reduce_unrolled(const int *in, int *out, unsigned int n)
 {
     __shared__ int partial[BLOCK];
     unsigned int tid = threadIdx.x;
@@ -59,14 +62,23 @@ __global__ void reduce_unrolled(const int *in, int *sum, unsigned int n)
             v += partial[tid + 32];
         v = warp_sum(v);
         if (tid == 0)
-            atomicAdd(sum, v);
+            out[blockIdx.x] = v;
     }
 }
 
 static void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(int)));
-    LAUNCH_FOR_BLOCK(reduce_unrolled, block, ceil_div(n, 2 * block), d_in, d_sum, n);
+    reduce_pass_kernel kernel;
+    switch (block) {
+    case 32: kernel = reduce_unrolled<32>; break;
+    case 64: kernel = reduce_unrolled<64>; break;
+    case 128: kernel = reduce_unrolled<128>; break;
+    case 256: kernel = reduce_unrolled<256>; break;
+    case 512: kernel = reduce_unrolled<512>; break;
+    case 1024: kernel = reduce_unrolled<1024>; break;
+    default: die(EXIT_USAGE, "no reduce_unrolled for block %d", block);
+    }
+    reduce_in_passes(kernel, 2, d_in, n, block, d_work, d_sum);
 }
 
 // CUB picks its own block size and grid, and finishes in a second, tiny

@@ -86,6 +86,14 @@ void cuda_check(cudaError_t err, const char *call, const char *file, int line)
         fprintf(stderr, "  what to do: the launch asked for more than the GPU allows (threads per block, grid size or "
                         "shared memory); print the grid and block you launch with\n");
         break;
+    case cudaErrorInvalidValue:
+        if (strcmp(call, "kernel launch") == 0) {
+            fprintf(stderr, "  what to do: a grid or block with a zero dimension? A grid must be rounded up "
+                            "(ceil_div) so that it covers small sizes too\n");
+            break;
+        }
+        print_sanitize_hint();
+        break;
     case cudaErrorLaunchTimeout:
         fprintf(stderr, "  what to do: a kernel ran until the display watchdog stopped it; look for a loop that never "
                         "ends or a __syncthreads() that not every thread reaches\n");

@@ -76,6 +76,18 @@ void run_uncoalesced(const float *A, const float *B, float *C, int n, block_shap
 const matmul_kernel matmul_track_first = {"uncoalesced", "naive, uncoalesced (row from threadIdx.x)",
                                           run_uncoalesced};
 
+// In the later steps the track's first kernel runs as step 01 times it, with
+// 16x16 blocks, whatever the step's block: wider blocks only make it slower
+// (at 32x32 a warp spans 32 rows of A and of C), and the speedup over it would
+// flatter every step after.
+static void run_uncoalesced_as_in_step_01(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    run_uncoalesced(A, B, C, n, (block_shape){16, 16});
+}
+
+static const matmul_kernel track_first_as_in_step_01 = {"uncoalesced", "naive, uncoalesced, 16x16 as in step 01",
+                                                        run_uncoalesced_as_in_step_01};
+
 // ===========================================================================
 // cuBLAS: the reference and the ceiling
 // ===========================================================================
@@ -423,7 +435,7 @@ int matmul_main(int argc, char **argv, const matmul_step *step)
     int count = 0;
     if (!opt.check_only) {
         if (step->start.run != matmul_track_first.run)
-            cs[count++] = (contender){&matmul_track_first, "first"};
+            cs[count++] = (contender){&track_first_as_in_step_01, "first"};
         cs[count++] = (contender){&step->start, "start"};
         for (int i = 0; i < step->compare_count; i++)
             cs[count++] = (contender){&step->compare[i], "given"};

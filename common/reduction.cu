@@ -59,7 +59,7 @@ __global__ void reduce_interleaved_divergent(const int *in, int *out, unsigned i
 
 void sum_interleaved_divergent(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    reduce_in_passes(reduce_interleaved_divergent, d_in, n, block, d_work, d_sum);
+    reduce_in_passes(reduce_interleaved_divergent, 1, d_in, n, block, d_work, d_sum);
 }
 
 const reduce_kernel track_first_kernel = {"interleaved_divergent", "interleaved, divergent branches",
@@ -69,13 +69,13 @@ const reduce_kernel track_first_kernel = {"interleaved_divergent", "interleaved,
 // Multi-pass driver
 // ===========================================================================
 
-void reduce_in_passes(reduce_pass_kernel kernel, const int *d_in, unsigned int n, int block, int *d_work,
-                      int *d_sum)
+void reduce_in_passes(reduce_pass_kernel kernel, int per_thread, const int *d_in, unsigned int n, int block,
+                      int *d_work, int *d_sum)
 {
     const int *in = d_in;
     int *out = d_work;
     for (;;) {
-        unsigned int grid = ceil_div(n, block);
+        unsigned int grid = ceil_div(n, per_thread * block);
         int *dst = (grid == 1) ? d_sum : out;
         kernel<<<grid, block, block * sizeof(int)>>>(in, dst, n);
         CUDA_CHECK_LAUNCH();

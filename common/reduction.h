@@ -37,19 +37,22 @@ typedef struct {
 int reduction_main(int argc, char **argv, const reduce_step *step);
 
 // ---------------------------------------------------------------------------
-// Multi-pass reductions (steps 04 and 05)
+// Multi-pass reductions (steps 04, 05 and 07)
 // ---------------------------------------------------------------------------
-// A kernel in which each block sums blockDim.x consecutive elements of
-// in[0..n) into out[blockIdx.x], with blockDim.x ints of dynamic shared memory.
+// A kernel in which each block sums per_thread * blockDim.x consecutive
+// elements of in[0..n) into out[blockIdx.x]. It gets blockDim.x ints of
+// dynamic shared memory.
 typedef void (*reduce_pass_kernel)(const int *in, int *out, unsigned int n);
 
-// One launch per level of the tree: n values become ceil(n / block) partial
-// sums, those become ceil(n / block^2), and so on until one is left in *d_sum.
-// The partial sums of each level go to d_work, one level after the other.
-void reduce_in_passes(reduce_pass_kernel kernel, const int *d_in, unsigned int n, int block, int *d_work,
-                      int *d_sum);
+// One launch per level of the tree, each thread loading per_thread elements:
+// n values become ceil(n / (per_thread * block)) partial sums, those become
+// fewer again, and so on until one is left in *d_sum. The partial sums of
+// each level go to d_work, one level after the other.
+void reduce_in_passes(reduce_pass_kernel kernel, int per_thread, const int *d_in, unsigned int n, int block,
+                      int *d_work, int *d_sum);
 
-// How many ints of d_work reduce_in_passes needs: the sum of every level but the last.
+// How many ints of d_work reduce_in_passes needs (for any per_thread): the
+// partial sums of every level but the last.
 unsigned int reduce_work_ints(unsigned int n, int block);
 
 // ---------------------------------------------------------------------------
@@ -60,7 +63,7 @@ void sum_interleaved_divergent(const int *d_in, unsigned int n, int block, int *
 extern const reduce_kernel track_first_kernel;
 
 // ---------------------------------------------------------------------------
-// Launching a kernel templated on the block size (from step 07 on)
+// Launching a kernel templated on the block size (step 08)
 // ---------------------------------------------------------------------------
 // The switch of step 07 in one line: launches kernel<block><<<grid, block>>>(...)
 // for every block size the track accepts, 32 to 1024. The harness has already

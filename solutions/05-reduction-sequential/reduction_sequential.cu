@@ -27,5 +27,5 @@ __global__ void reduce_sequential(const int *in, int *out, unsigned int n)
 // One launch per level of the tree, until one sum is left (see reduce_in_passes).
 void sum_sequential(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    reduce_in_passes(reduce_sequential, d_in, n, block, d_work, d_sum);
+    reduce_in_passes(reduce_sequential, 1, d_in, n, block, d_work, d_sum);
 }

@@ -22,7 +22,7 @@ __device__ __forceinline__ int warp_sum(int v)
     return v;
 }
 
-__global__ void reduce_last_warp_unrolled(const int *in, int *sum, unsigned int n)
+__global__ void reduce_last_warp_unrolled(const int *in, int *out, unsigned int n)
 {
     extern __shared__ int partial[];
     unsigned int tid = threadIdx.x;
@@ -45,19 +45,17 @@ __global__ void reduce_last_warp_unrolled(const int *in, int *sum, unsigned int 
             v += partial[tid + 32];
         v = warp_sum(v);
         if (tid == 0)
-            atomicAdd(sum, v);
+            out[blockIdx.x] = v;
     }
 }
 
 void sum_last_warp_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(int)));
-    reduce_last_warp_unrolled<<<ceil_div(n, 2 * block), block, block * sizeof(int)>>>(d_in, d_sum, n);
-    CUDA_CHECK_LAUNCH();
+    reduce_in_passes(reduce_last_warp_unrolled, 2, d_in, n, block, d_work, d_sum);
 }
 
 template <unsigned int BLOCK>
-__global__ void reduce_unrolled(const int *in, int *sum, unsigned int n)
+__global__ void reduce_unrolled(const int *in, int *out, unsigned int n)
 {
     __shared__ int partial[BLOCK];  // BLOCK is known now: static shared memory
     unsigned int tid = threadIdx.x;
@@ -96,22 +94,21 @@ __global__ void reduce_unrolled(const int *in, int *sum, unsigned int n)
             v += partial[tid + 32];
         v = warp_sum(v);
         if (tid == 0)
-            atomicAdd(sum, v);
+            out[blockIdx.x] = v;
     }
 }
 
 void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(int)));
-    unsigned int grid = ceil_div(n, 2 * block);
+    reduce_pass_kernel kernel;
     switch (block) {  // a kernel for each block size the program accepts
-    case 32: reduce_unrolled<32><<<grid, 32>>>(d_in, d_sum, n); break;
-    case 64: reduce_unrolled<64><<<grid, 64>>>(d_in, d_sum, n); break;
-    case 128: reduce_unrolled<128><<<grid, 128>>>(d_in, d_sum, n); break;
-    case 256: reduce_unrolled<256><<<grid, 256>>>(d_in, d_sum, n); break;
-    case 512: reduce_unrolled<512><<<grid, 512>>>(d_in, d_sum, n); break;
-    case 1024: reduce_unrolled<1024><<<grid, 1024>>>(d_in, d_sum, n); break;
+    case 32: kernel = reduce_unrolled<32>; break;
+    case 64: kernel = reduce_unrolled<64>; break;
+    case 128: kernel = reduce_unrolled<128>; break;
+    case 256: kernel = reduce_unrolled<256>; break;
+    case 512: kernel = reduce_unrolled<512>; break;
+    case 1024: kernel = reduce_unrolled<1024>; break;
     default: die(EXIT_MISMATCH, "sum_unrolled has no kernel for block %d", block);
     }
-    CUDA_CHECK_LAUNCH();
+    reduce_in_passes(kernel, 2, d_in, n, block, d_work, d_sum);
 }
