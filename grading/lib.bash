@@ -75,12 +75,14 @@ run_program() {
     run timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" "$@"
 }
 
-# After run_program: skip (or fail) on exit 77, explain timeouts and crashes.
+# triage_exit KEY: after run_program, skip (or fail) on exit 77 -- the only
+# case that records KEY as skipped -- and explain timeouts and crashes.
 # Returns normally only for exit 0 and 1.
 triage_exit() {
     case "$status" in
     0 | 1) return 0 ;;
     77)
+        [ "${REQUIRE_GPU:-0}" = 1 ] || record "$1" skip
         if [ "${REQUIRE_GPU:-0}" = 1 ]; then
             fail "no GPU, and REQUIRE_GPU=1: $output" || return
         fi
@@ -114,10 +116,9 @@ grade_check() {
     local sizes
     sizes=$(IFS=,; echo "$*")
     run_program --check --machine -b "$block" -n "$sizes"
-    record "check-$block" "skip"
-    triage_exit || return
+    record "check-$block" fail  # until shown otherwise
+    triage_exit "check-$block" || return
     if [ "$status" -ne 0 ]; then
-        record "check-$block" "fail"
         fail "$(printf 'wrong results with block %s:\n%s\n(run it yourself: %s --check -b %s -n %s)' "$block" \
             "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes")" || return
     fi
@@ -195,10 +196,9 @@ grade_speed() {
     done
     # shellcheck disable=SC2086
     run_program --machine $SPEED_ARGS
-    record speed "skip"
-    triage_exit || return
+    record speed "fail not timed"  # until shown otherwise
+    triage_exit speed || return
     if [ "$status" -ne 0 ]; then
-        record speed "fail not timed"
         fail "$(printf 'wrong results in the timed run:\n%s' "$(describe_mismatches)")" || return
     fi
     local device graded file x_start x_min pct pct_min

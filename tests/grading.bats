@@ -119,6 +119,21 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" pass
 }
 
+@test "a correctness run that ends in a CUDA error fails, is recorded as failed, and stops the speed test" {
+    use_fake_step
+    FAKE_STATUS=3
+    FAKE_OUTPUT="prog: CUDA error cudaErrorInvalidValue: invalid argument\n  at prog.cu:26: kernel launch\n"
+    run grade_check 16x16 1 17
+    assert_failure
+    assert_output --partial "CUDA error (exit 3)"
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-16x16")" fail
+    FAKE_STATUS=0
+    FAKE_OUTPUT=$(timed_output 9.9 99)
+    run grade_speed
+    assert_failure
+    assert_output --partial "not timed"
+}
+
 @test "a program without a GPU makes its test skip, or fail with REQUIRE_GPU=1" {
     use_fake_step
     FAKE_STATUS=77
