@@ -75,6 +75,14 @@ run_program() {
     run timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" "$@"
 }
 
+# Note the GPU's name from a program's device record, for the summary.
+note_gpu() {
+    local device
+    device=$(grep -m 1 $'^device\t' <<<"$output") || return 0
+    mkdir -p "$GRADE_RESULTS"
+    record_field "$device" name >"$GRADE_RESULTS/gpu"
+}
+
 # triage_exit KEY: after run_program, skip (or fail) on exit 77 -- the only
 # case that records KEY as skipped -- and explain timeouts and crashes.
 # Returns normally only for exit 0 and 1.
@@ -118,6 +126,7 @@ grade_check() {
     run_program --check --machine -b "$block" -n "$sizes"
     record "check-$block" fail  # until shown otherwise
     triage_exit "check-$block" || return
+    note_gpu
     if [ "$status" -ne 0 ]; then
         fail "$(printf 'wrong results with block %s:\n%s\n(run it yourself: %s --check -b %s -n %s)' "$block" \
             "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes")" || return
@@ -198,6 +207,7 @@ grade_speed() {
     run_program --machine $SPEED_ARGS
     record speed "fail not timed"  # until shown otherwise
     triage_exit speed || return
+    note_gpu
     if [ "$status" -ne 0 ]; then
         fail "$(printf 'wrong results in the timed run:\n%s' "$(describe_mismatches)")" || return
     fi

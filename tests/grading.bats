@@ -158,17 +158,55 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     [ "$SECONDS" -lt 20 ]
 }
 
-@test "the summary counts a step correct only when every block size passed" {
+@test "the report: points per step, correctness before speed, and the same totals in every result file" {
     results=$BATS_TEST_TMPDIR/r
     mkdir -p "$results/04" "$results/05"
     echo pass >"$results/04/build"; echo pass >"$results/04/check-32"; echo pass >"$results/04/check-64"
     echo "pass 1.61 1.06 22.4 - thresholds.conf" >"$results/04/speed"
     echo pass >"$results/05/build"; echo pass >"$results/05/check-32"; echo fail >"$results/05/check-64"
     echo "fail not timed" >"$results/05/speed"
-    run "$WORKBOOK_DIR/grading/summary" "$results" grading/04-reduction-interleaved.bats grading/05-reduction-sequential.bats
+    echo "Fake GPU" >"$results/gpu"
+    cat >"$results/bats-stream" <<'STREAM'
+1..8
+suite /x/grading/04-reduction-interleaved.bats
+begin 1 04 builds
+ok 1 04 builds in 5ms
+begin 2 04 correct with block 32
+ok 2 04 correct with block 32 in 5ms
+begin 3 04 correct with block 64
+ok 3 04 correct with block 64 in 5ms
+begin 4 04 faster than its starting kernel
+ok 4 04 faster than its starting kernel in 5ms
+suite /x/grading/05-reduction-sequential.bats
+begin 5 05 builds
+ok 5 05 builds in 5ms
+begin 6 05 correct with block 32
+ok 6 05 correct with block 32 in 5ms
+begin 7 05 correct with block 64
+not ok 7 05 correct with block 64 in 5ms
+# wrong results with block 64:
+#   n=65 block=64 id=sequential input=guarded expected=100 got="99"\ 
+begin 8 05 faster than its starting kernel
+not ok 8 05 faster than its starting kernel in 5ms
+# not timed: 05-reduction-sequential is not correct yet
+STREAM
+    printf '04 build 1\n04 correct 2\n04 speed 3\n05 build 1\n05 correct 2\n05 speed 3\n' >"$results/points.conf"
+    GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results" \
+        --gradescope "$results/gs.json" --classroom "$results/cr.json"
     assert_success
-    assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +pass$'
-    assert_line --regexp '^05-reduction-sequential +pass +fail +not timed +fail$'
+    assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +pass +8/8$'
+    assert_line --regexp '^05-reduction-sequential +pass +fail +not timed +fail +3/8$'
+    assert_line "total: 11 of 16 points on Fake GPU"
+    # The result files agree with the summary, and are JSON.
+    grep -q '"score": 11,' "$results/gs.json"
+    grep -q '"max_score": 16,' "$results/gs.json"
+    grep -q '"status": "fail",' "$results/cr.json"
+    grep -q '"max_score": 16,' "$results/cr.json"
+    assert_equal "$(grep -o '"score": [0-9]*' "$results/cr.json" | awk '{ s += $2 } END { print s }')" 11
+    if command -v python3 >/dev/null; then
+        python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' "$results/gs.json" "$results/cr.json"
+        python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tests"][6]; assert t["output"].startswith("failed: wrong results"), t; assert "got=\"99\"\\" in t["output"], t' "$results/gs.json"
+    fi
 }
 
 @test "grading without a GPU skips every GPU test, says why, and passes; --require-gpu fails" {
@@ -176,7 +214,7 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
         --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml"
     assert_success
     assert_output --partial "# skip reduction_interleaved_solution: skipped: no usable CUDA device"
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped \(no GPU\)$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +1/10$'
     # JUnit: complete, one testcase per test, the skips marked.
     run cat "$BATS_TEST_TMPDIR/junit.xml"
     assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="8" failures="0" errors="0" skipped="7"'
