@@ -4,7 +4,8 @@
 #   EX=04            the step(s) to act on, by number: EX=04 or EX="04 05"
 #   SOLUTIONS=1      grade, sanitize or profile the reference solutions
 #                    instead of the exercises
-#   JUNIT=FILE       `make grade` also writes JUnit XML there
+#   JUNIT=FILE       `make grade` also writes JUnit XML there (GRADESCOPE=FILE,
+#                    CLASSROOM=FILE: Gradescope's and GitHub Classroom's results)
 #   SM=90            build for these GPU architectures (default: this machine's GPU)
 #   CUDA_PATH, NVCC  which CUDA toolkit to use
 
@@ -15,7 +16,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 # The steps EX names (all of them without EX).
 PICKED := $(if $(EX),$(foreach e,$(EX),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test grade bench sanitize profile clean $(STEPS)
+.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean $(STEPS)
 
 all: $(STEPS)
 
@@ -27,19 +28,33 @@ help:
 	@echo "make                 build every exercise and every solution"
 	@echo "make test            the workbook's own tests (needs bats; a GPU for the graded part)"
 	@echo "make grade [EX=04]   grade your exercises (SOLUTIONS=1: the reference solutions; JUNIT=file)"
-	@echo "make bench           time every reference solution: the progression, step by step"
+	@echo "make bench           time every reference solution: the progression table, CSV and plot"
+	@echo "make calibrate       measure this GPU and write its own speed thresholds"
+	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson"
+	@echo "make test-mutants    (GPU) check that grading catches 24 planted mistakes"
 	@echo "make clean           remove every build output"
 
 test: all
 	bats tests
 
 grade:
-	grading/grade $(if $(EX),--step "$(EX)") $(if $(filter 1,$(SOLUTIONS)),--solutions) $(if $(JUNIT),--junit "$(JUNIT)")
+	grading/grade $(if $(EX),--step "$(EX)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \
+	    $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
+	    $(if $(CLASSROOM),--classroom "$(CLASSROOM)")
 
 bench: $(SOLVED)
 	common/bench.sh $(SOLVED)
+
+calibrate: $(SOLVED)
+	grading/calibrate
+
+readme-figures:
+	common/readme-figures.sh
+
+test-mutants: all
+	tests/mutants/run
 
 define one_step
 $(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04))

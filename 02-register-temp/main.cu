@@ -8,8 +8,9 @@
 // Yours: matmul_register, in register_temp.cu.
 #include "matmul.h"
 
-// Step 01's solution: coalesced, but C[row * n + col] is read and written at
-// every k -- 2n accesses to global memory where one store would do.
+// Step 01's solution: coalesced, but C[row * n + col] is stored at every k --
+// n stores to global memory where one would do -- and, since each store might
+// change A or B for all the compiler knows, the next k's loads must wait for it.
 __global__ void matmul_naive(const float *A, const float *B, float *C, int n)
 {
     int col = blockIdx.x * blockDim.x + threadIdx.x;

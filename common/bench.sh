@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
 # bench.sh STEP...: run each step's reference solution at its default size and
-# block and print the progression: every step's kernel, its time, its rate,
+# block, and print the progression: every step's kernel, its time, its rate,
 # its share of the ceiling measured in the same run, and its speedup over its
 # starting kernel and over its track's first kernel. Called by `make bench`.
 #
-# Also writes results/bench.csv (one row per kernel timed) and, where gnuplot
-# is installed, results/bench.svg: each kernel's rate as a bar, the ceiling as
-# a line. BENCH_ARGS adds options to every run (e.g. BENCH_ARGS="-r 50").
+# Writes, under results/:
+#   bench.log         the programs' own records (tab-separated key=value)
+#   bench.csv         every kernel every run timed, one row each
+#   progression.tsv   the rows of the table below (what the plot and the
+#                     READMEs' figures are made from)
+#   bench.svg         the plot, where gnuplot is installed
+# BENCH_ARGS adds options to every run (e.g. BENCH_ARGS="-r 50"); BENCH_RESULTS
+# names another folder for these files.
+#
+# bench.sh --from LOG: make the table, files and plot again from a bench.log
+# written elsewhere (say, on a GPU machine without gnuplot).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-results=$root/results
+results=${BENCH_RESULTS:-$root/results}
 mkdir -p "$results"
 log=$results/bench.log
-csv=$results/bench.csv
-: >"$log"
-
 status=0
+if [ "${1:-}" = --from ]; then
+    [ -f "${2:-}" ] || { echo "bench: no such log: ${2:-}" >&2; exit 2; }
+    [ "$(cd "$(dirname "$2")" && pwd)/$(basename "$2")" = "$log" ] || cp "$2" "$log"
+    shift 2
+else
+    printf 'run\tdate=%s\n' "$(date -u +%Y-%m-%d)" >"$log"
+fi
+
 for step in "$@"; do
     program=$(make -s -C "$root/$step" print-program)
     echo "running $step/${program}_solution ..." >&2
@@ -30,64 +43,65 @@ for step in "$@"; do
     esac
 done
 
-# The records, as CSV: the GPU, then one row per timed kernel.
-awk -F'\t' '
-function field(name,    i, kv) {
-    for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return substr($i, length(name) + 2) }
+# From the records: bench.csv (every row), progression.tsv (the table's rows),
+# and the table. Per track, the ceiling and the first kernel come from the
+# track's first step; per step, its graded kernel (the last of the learner's)
+# and what lies past it.
+awk -F'\t' -v csv="$results/bench.csv" -v tsv="$results/progression.tsv" '
+function field(name,    i) {
+    for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
     return ""
 }
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
-BEGIN { print "gpu,track,step,id,role,label,n,block,ms,q1_ms,q3_ms,rate,unit,pct_ceiling,x_start,x_first" }
-$1 == "device" { gpu = field("name") }
-$1 == "time" {
-    step = field("step")
-    track = step ~ /^0[1-3]/ ? "matmul" : "reduction"
-    print q(gpu) "," track "," step "," field("id") "," field("role") "," q(field("label")) "," field("n") "," \
-          field("block") "," field("ms") "," field("q1_ms") "," field("q3_ms") "," field("rate") "," field("unit") "," \
-          field("pct_ceiling") "," field("x_start") "," field("x_first")
-}' "$log" >"$csv"
-
-# The table people read: per step, its graded kernel and what lies past it;
-# per track, the ceiling and the first kernel from the track's first step run.
-awk -F'\t' '
-function field(name,    i, kv) {
-    for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return substr($i, length(name) + 2) }
-    return ""
-}
 function x(v) { return v == "" ? "" : sprintf("%.2fx", v) }
-function row(label) {
-    printf "  %-50s %9.4f %10.1f %8.1f%% %8s %8s\n", label, field("ms"), field("rate"), field("pct_ceiling"),
+function keep(label, kind) {   # a row of the table: print it and write it to progression.tsv
+    printf "  %-58s %9.4f %10.1f %8.1f%% %8s %8s\n", label, field("ms"), field("rate"), field("pct_ceiling"),
            x(field("x_start")), x(field("x_first"))
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", gpu, date, track, field("step"), field("id"),
+           kind, field("label"), field("n"), field("block"), field("ms"), field("rate"), field("unit"),
+           field("pct_ceiling"), field("x_start"), field("x_first") >> tsv
 }
-$1 == "device" && !shown { printf "Progression on %s (sm_%s, %s SMs), CUDA runtime %s, driver %s\n", field("name"),
-                          field("cc"), field("sms"), field("runtime"), field("driver"); shown = 1 }
+BEGIN {
+    print "gpu,date,track,step,id,role,label,n,block,ms,q1_ms,q3_ms,rate,unit,pct_ceiling,x_start,x_first" > csv
+    printf "gpu\tdate\ttrack\tstep\tid\trole\tlabel\tn\tblock\tms\trate\tunit\tpct_ceiling\tx_start\tx_first\n" > tsv
+}
+$1 == "run" { date = field("date") }
+$1 == "device" {
+    gpu = field("name")
+    if (!shown) printf "Progression on %s (sm_%s, %s SMs), CUDA runtime %s, driver %s, %s\n", gpu,
+                      field("cc"), field("sms"), field("runtime"), field("driver"), date
+    shown = 1
+}
 $1 == "time" {
     step = field("step"); role = field("role")
     track = step ~ /^0[1-3]/ ? "matmul" : "reduction"
+    print q(gpu) "," date "," track "," step "," field("id") "," role "," q(field("label")) "," field("n") "," \
+          field("block") "," field("ms") "," field("q1_ms") "," field("q3_ms") "," field("rate") "," field("unit") "," \
+          field("pct_ceiling") "," field("x_start") "," field("x_first") >> csv
     if (track != last_track) {
-        unit = field("unit"); ceiling = track == "matmul" ? "cuBLAS" : "copy"
-        printf "\n%s track, %s = %s, block %s (each step in its own run)\n", track, track == "matmul" ? "N" : "n", field("n"),
-               field("block")
-        printf "  %-50s %9s %10s %9s %8s %8s\n", "kernel", "ms", unit, "% " ceiling, "x start", "x first"
+        printf "\n%s track, %s = %s (each step timed in its own run, at its default block)\n", track,
+               track == "matmul" ? "N" : "n", field("n")
+        printf "  %-58s %9s %10s %9s %8s %8s\n", "kernel", "ms", field("unit"), "% " (track == "matmul" ? "cuBLAS" : "copy"),
+               "x start", "x first"
         last_track = track
-        first_of_track = step
+        first_step = step
     }
-    if (role == "ceiling" && step == first_of_track) row(field("label") " [ceiling]")
-    else if (role == "start" && step == first_of_track) row(field("label") " [track start]")
-    else if (role == "yours") last_yours[step] = $0
+    if (step == first_step && role == "ceiling") keep(field("label") " [ceiling]", "ceiling")
+    else if (step == first_step && role == "start") keep(field("label") " [track start]", "first")
+    else if (role == "yours") graded[step] = $0
     else if (role == "beyond" || role == "library") extra[step] = extra[step] $0 "\n"
-    if (role == "yours" || role == "beyond" || role == "library") steps[step] = 1
 }
 $1 == "summary" {
     step = field("step")
-    if (step in last_yours) { $0 = last_yours[step]; row(step " " field("label")) }
+    if (step in graded) { $0 = graded[step]; keep(substr(step, 1, 2) " " field("label") " (block " field("block") ")", "step") }
     n = split(extra[step], lines, "\n")
-    for (i = 1; i < n; i++) { $0 = lines[i]; row(step " " field("label") " [" field("role") "]") }
+    for (i = 1; i < n; i++) { $0 = lines[i]; keep(substr(step, 1, 2) " " field("label") " [" field("role") "]", field("role")) }
 }' "$log"
 
 if command -v gnuplot >/dev/null 2>&1; then
-    "$root/common/plot.sh" "$csv" "$results/bench.svg" && echo "wrote $csv and $results/bench.svg" >&2
+    "$root/common/plot.sh" "$results/progression.tsv" "$results/bench.svg" && echo "wrote $results/bench.svg" >&2
 else
-    echo "wrote $csv; no plot: gnuplot is not installed (apt-get install gnuplot-nox)" >&2
+    echo "no plot: gnuplot is not installed here (apt-get install gnuplot-nox); results/progression.tsv has the figures" >&2
 fi
+echo "wrote $results/bench.csv and $results/progression.tsv" >&2
 exit $status

@@ -54,9 +54,10 @@ static void cublas_check(cublasStatus_t status, const char *call, const char *fi
 
 __global__ void matmul_uncoalesced(const float *A, const float *B, float *C, int n)
 {
-    // threadIdx.x picks the row: the 32 threads of a warp read 32 rows of A
-    // (addresses N floats apart: a separate 32-byte sector each) and update 32
-    // elements of C a row apart. B[k * n + col] is one address for the warp.
+    // threadIdx.x picks the row: the threads of a warp read rows of A N floats
+    // apart -- a separate 32-byte sector each -- and update elements of C a row
+    // apart. With 16x16 blocks a warp is 16 rows by 2 columns: 16 sectors for A
+    // and for C, one for the 2 floats of B.
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     int col = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < n && col < n)

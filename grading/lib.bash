@@ -10,16 +10,17 @@
 # Environment (grading/grade sets these):
 #   GRADE_SOLUTIONS=1   grade the reference solutions instead of the exercises
 #   REQUIRE_GPU=1       a missing GPU fails the GPU tests instead of skipping them
-#   GRADE_TIMEOUT       seconds one program run may take (default 300)
+#   GRADE_TIMEOUT       seconds one program run may take (default 180)
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of grading/thresholds.conf
 
 bats_load_library bats-support
 bats_load_library bats-assert
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
 GRADING_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORKBOOK_DIR=$(cd "$GRADING_DIR/.." && pwd)
-: "${GRADE_TIMEOUT:=300}"
+: "${GRADE_TIMEOUT:=180}"
 : "${GRADE_RESULTS:=$BATS_RUN_TMPDIR/results}"
 
 step_number() { echo "${STEP%%-*}"; }
@@ -62,11 +63,13 @@ grade_build() {
     record build "pass"
 }
 
-# A test of a step that did not build fails at once, naming the reason.
+# A test of a step that did not build, or whose program already hung once,
+# fails at once, naming the reason: a hang costs one timeout, not one per test.
 require_build() {
     local verdict
     verdict=$(cat "$(verdict_dir)/build" 2>/dev/null)
     [ "$verdict" = fail ] && { fail "not run: $STEP does not build"; return; }
+    [ -e "$(verdict_dir)/hung" ] && { fail "not run: $(cat "$(verdict_dir)/hung")"; return; }
     [ -x "$(program_path)" ] || { fail "not run: $(program_path) is missing (did the build test run?)"; return; }
 }
 
@@ -97,6 +100,7 @@ triage_exit() {
         skip "$(tail -n 1 <<<"$output")"
         ;;
     124 | 137)
+        record hung "an earlier run of $STEP was stopped after ${GRADE_TIMEOUT}s"
         fail "timed out after ${GRADE_TIMEOUT}s and was stopped: a kernel that never finishes -- a loop whose end is never reached, or a __syncthreads() that some threads of a block never reach?" || return
         ;;
     2) fail "$(printf 'the program refused its options (exit 2):\n%s' "$output")" ;;
@@ -154,42 +158,6 @@ matmul_sizes() {
 # ---------------------------------------------------------------------------
 # Speed
 # ---------------------------------------------------------------------------
-
-# The thresholds file for a GPU: a calibrated one for its name if there is one,
-# else the defaults. GRADE_THRESHOLDS overrides both.
-thresholds_file() {
-    local gpu=$1 slug
-    if [ -n "${GRADE_THRESHOLDS:-}" ]; then
-        echo "$GRADE_THRESHOLDS"
-        return
-    fi
-    slug=$(gpu_slug "$gpu")
-    if [ -f "$GRADING_DIR/thresholds/$slug.conf" ]; then
-        echo "$GRADING_DIR/thresholds/$slug.conf"
-    else
-        echo "$GRADING_DIR/thresholds.conf"
-    fi
-}
-
-# "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3": a file name for a GPU.
-gpu_slug() {
-    tr '[:upper:]' '[:lower:]' <<<"$1" | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g'
-}
-
-# threshold FILE STEP METRIC: the required value, or nothing if the file sets none.
-threshold() {
-    awk -v step="$2" -v metric="$3" '!/^[ \t]*#/ && $1 == step && $2 == metric { print $3; exit }' "$1"
-}
-
-# record_field RECORD KEY: the value of key=value in one tab-separated record.
-record_field() {
-    awk -F'\t' -v key="$2" '{ for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) { print substr($i, length(key) + 2); exit } }' <<<"$1"
-}
-
-# at_least VALUE MIN: true if VALUE >= MIN (decimal numbers).
-at_least() {
-    awk -v v="$1" -v m="$2" 'BEGIN { exit !(v + 0 >= m + 0) }'
-}
 
 # The graded kernel is the learner's last; its speedup over the step's
 # starting kernel is measured in the same process, paired run by run.

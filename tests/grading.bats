@@ -156,6 +156,14 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     assert_failure
     assert_output --partial "timed out after 1s"
     [ "$SECONDS" -lt 20 ]
+    # The step's other tests do not wait for it again.
+    SECONDS=0
+    run grade_check 64 1
+    assert_failure
+    assert_output --partial "not run: an earlier run of 04-fake was stopped after 1s"
+    run grade_speed
+    assert_failure
+    [ "$SECONDS" -lt 5 ]
 }
 
 @test "the report: points per step, correctness before speed, and the same totals in every result file" {
@@ -234,4 +242,85 @@ STREAM
     run "$WORKBOOK_DIR/grading/grade" --step 99
     assert_failure 2
     assert_output --partial "no grading file for step 99"
+}
+
+# A fake workbook for calibrate: one step whose solution prints the speedups listed in $FAKE_X, one per run.
+fake_calibration_workbook() {
+    W=$BATS_TEST_TMPDIR/cal
+    mkdir -p "$W/grading" "$W/04-fake"
+    cp "$WORKBOOK_DIR/grading/calibrate" "$WORKBOOK_DIR/grading/common.bash" "$W/grading/"
+    printf 'SPEED_ARGS="-n 2^26 -b 256"\n' >"$W/grading/04-fake.bats"
+    printf 'print-program:\n\t@echo prog\n' >"$W/04-fake/Makefile"
+    cat >"$W/04-fake/prog_solution" <<'SCRIPT'
+#!/usr/bin/env bash
+n=$(cat "$FAKE_RUN" 2>/dev/null || echo 0); echo $((n + 1)) >"$FAKE_RUN"
+set -- $FAKE_X; shift "$n"; x=$1
+set -- $FAKE_CEILING; shift "$n"; c=$1
+printf 'device\tstep=04-fake\tname=Fake GPU 9000\tcc=9.0\truntime=13.0\tdriver=13.0\n'
+printf 'time\tstep=04-fake\tid=copy\trole=ceiling\trate=%s\n' "$c"
+printf 'time\tstep=04-fake\tid=start\trole=start\tx_start=1.0000\n'
+printf 'time\tstep=04-fake\tid=mine\trole=yours\tx_start=%s\tpct_ceiling=50\n' "$x"
+SCRIPT
+    chmod +x "$W/04-fake/prog_solution"
+    export FAKE_RUN=$BATS_TEST_TMPDIR/run-count
+    rm -f "$FAKE_RUN"
+}
+
+@test "calibrate writes a fraction of the median speedup, with the raw figures, for this GPU" {
+    fake_calibration_workbook
+    FAKE_X="1.60 1.62 1.61 1.59 1.61" FAKE_CEILING="3000 3010 2995 3005 3000" run "$W/grading/calibrate" --runs 5
+    assert_success
+    file=$W/grading/thresholds/fake-gpu-9000.conf
+    assert [ -f "$file" ]
+    source "$WORKBOOK_DIR/grading/common.bash"
+    assert_equal "$(threshold "$file" 04 x_start)" 1.29  # 0.80 x 1.61
+    run cat "$file"
+    assert_output --partial "Fake GPU 9000"
+    assert_output --partial "1.60 1.62 1.61 1.59 1.61"
+}
+
+@test "calibrate keeps the threshold above the noise, and refuses a noisy or throttling GPU" {
+    fake_calibration_workbook
+    # a small gain: 0.8 x 1.04 would be below 1; the floor 1 + 2 x spread holds it up
+    FAKE_X="1.04 1.04 1.05 1.04 1.04" FAKE_CEILING="3000 3000 3000 3000 3000" run "$W/grading/calibrate" --runs 5
+    assert_failure 1
+    assert_output --partial "within reach of the noise floor"
+    rm -f "$FAKE_RUN"
+    FAKE_X="1.60 1.61 1.61 1.60 1.61" FAKE_CEILING="3000 2600 3000 2900 3000" run "$W/grading/calibrate" --runs 5
+    assert_failure 1
+    assert_output --partial "the ceiling measured in the same runs moved by 13.3%"
+    assert [ ! -e "$W/grading/thresholds/fake-gpu-9000.conf" ]
+    rm -f "$FAKE_RUN"
+    FAKE_X="1.30 1.29 1.29 1.29 1.28" FAKE_CEILING="3000 3000 3000 3000 3000" run "$W/grading/calibrate" --runs 5
+    assert_success
+    source "$WORKBOOK_DIR/grading/common.bash"
+    assert_equal "$(threshold "$W/grading/thresholds/fake-gpu-9000.conf" 04 x_start)" 1.03  # 0.8 x 1.29
+}
+
+@test "batch grading: each student in a pristine copy, only their exercise files, one gradebook" {
+    students=$BATS_TEST_TMPDIR/class
+    # alice: her step 04 handed in (the reference solution), plus a Makefile that must never run
+    mkdir -p "$students/alice/04-reduction-interleaved"
+    cp "$WORKBOOK_DIR/solutions/04-reduction-interleaved/reduction_interleaved.cu" "$students/alice/04-reduction-interleaved/"
+    printf 'all:\n\ttouch %s/pwned\n' "$BATS_TEST_TMPDIR" >"$students/alice/04-reduction-interleaved/Makefile"
+    # bob: a step 04 that does not compile
+    mkdir -p "$students/bob/04-reduction-interleaved"
+    echo 'this is not CUDA' >"$students/bob/04-reduction-interleaved/reduction_interleaved.cu"
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" "$students"
+    assert_success
+    assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+    run cat "$BATS_TEST_TMPDIR/out/gradebook.csv"
+    assert_line --index 0 'student,01,02,03,04,05,06,07,08,total,max,gpu,status'
+    # No GPU here: alice earns the build point only, bob nothing; both graded.
+    assert_line --index 1 'alice,,,,1,,,,,1,10,"","graded"'
+    assert_line --index 2 'bob,,,,0,,,,,0,10,"","graded"'
+    assert [ -f "$BATS_TEST_TMPDIR/out/alice/results.json" ]
+    assert [ -f "$BATS_TEST_TMPDIR/out/bob/junit.xml" ]
+    grep -q "does not build" "$BATS_TEST_TMPDIR/out/bob/grade.log"
+}
+
+@test "grading finds CUDA and the bats libraries with an empty environment, as Classroom's runner gives it" {
+    run env -i CUDA_VISIBLE_DEVICES= /bin/bash "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
+    assert_success
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +1/10$'
 }

@@ -4,9 +4,10 @@
 // loads (A and B) and one fused multiply-add per k. C is written once, so it
 // need not be cleared first. The compiler could not make this change itself:
 // C, A and B are plain pointers, and for all it knows a store to C[row][col]
-// could change A[row][k] or B[k][col] -- it must store and reload C every
-// time. __restrict__ on the parameters would grant it the freedom (main.cu
-// times that variant); writing the register out says it to every reader too.
+// could change A[row][k+1] or B[k+1][col] -- so it must store C at every k,
+// and cannot start the next k's loads before that store. __restrict__ on the
+// parameters grants it the freedom (main.cu times that variant); writing the
+// register out says it to every reader too.
 #include "matmul.h"
 
 __global__ void matmul_register(const float *A, const float *B, float *C, int n)

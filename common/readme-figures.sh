@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# readme-figures.sh [LOG [ROOT]]: write each step's measured figures into its
+# README, between the lines <!-- bench:NN --> and <!-- /bench -->, from the
+# records of a `make bench` run (default results/bench.log): the step's whole
+# table as its program printed it, the GPU, the size, the block, the date.
+# The top-level README's <!-- bench:progression --> block gets the
+# progression table that make bench printed.
+# Called by `make readme-figures`; the figures in the READMEs come from here,
+# never from hand-copied numbers.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+log=${1:-$root/results/bench.log}
+[ -n "${2:-}" ] && root=$2  # another copy of the workbook (the tests use one)
+[ -f "$log" ] || { echo "readme-figures: no $log: run make bench first" >&2; exit 2; }
+
+for readme in "$root"/[0-9][0-9]-*/README.md; do
+    step=$(basename "$(dirname "$readme")")
+    number=${step%%-*}
+    grep -q "^<!-- bench:$number -->$" "$readme" || continue
+    table=$(awk -F'\t' -v step="$step" '
+    function field(name,    i) {
+        for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
+        return ""
+    }
+    function x(v) { return v == "" ? "" : sprintf("%.2fx", v) }
+    $1 == "run" { date = field("date") }
+    $1 == "device" && field("step") == step { gpu = field("name"); runtime = field("runtime") }
+    $1 == "time" && field("step") == step {
+        if (!rows++) {
+            size = step ~ /^0[1-3]/ ? "N = " field("n") : "n = " field("n") " ints"
+            printf "Measured by `make bench` on %s (CUDA %s), %s: %s, block %s, median of %s interleaved runs.\n\n",
+                   gpu, runtime, date, size, field("block"), field("reps")
+            printf "| kernel | ms | %s | %% of %s | x start | x first |\n", field("unit"),
+                   step ~ /^0[1-3]/ ? "cuBLAS" : "copy"
+            print "|---|---:|---:|---:|---:|---:|"
+        }
+        printf "| %s [%s] | %.4f | %.1f | %.1f | %s | %s |\n", field("label"), field("role"), field("ms"), field("rate"),
+               field("pct_ceiling"), x(field("x_start")), x(field("x_first"))
+    }
+    END { if (!rows) exit 1 }' "$log") || { echo "readme-figures: $step: not in $log" >&2; continue; }
+    awk -v number="$number" -v table="$table" '
+    $0 == "<!-- bench:" number " -->" { print; print table; skip = 1; next }
+    $0 == "<!-- /bench -->" { skip = 0 }
+    !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    echo "updated $readme" >&2
+done
+
+# The progression, as make bench prints it, for the top-level README.
+readme=$root/README.md
+if grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
+    scratch=$(mktemp -d)
+    table=$(BENCH_RESULTS=$scratch "$root/common/bench.sh" --from "$log" 2>/dev/null)
+    rm -rf "$scratch"
+    awk -v table="$table" '
+    $0 == "<!-- bench:progression -->" { print; print "```"; print table; print "```"; skip = 1; next }
+    $0 == "<!-- /bench -->" { skip = 0 }
+    !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    echo "updated $readme" >&2
+fi
