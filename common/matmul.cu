@@ -210,17 +210,24 @@ typedef struct {
     size_t guard;  // floats after each matrix (0: exact-size buffers)
 } buffers;
 
-static void explain(const comparison *cmp, int n)
+// What a wrong product suggests, for the learner: a sentence (into buf), or "".
+static const char *explain(const comparison *cmp, int n, size_t written_past_end, char *buf, size_t len)
 {
-    if (isnan(cmp->got))
-        printf("    hint: NaN: the poison that C is filled with, so nothing wrote it -- or a read past the end of A or B, "
-               "which are followed by NaNs\n");
-    if (cmp->col_min > 0 && cmp->col_max == n - 1 && cmp->row_min == 0 && cmp->row_max == n - 1)
-        printf("    hint: only columns %d..%d are wrong: look at the blocks on the right edge (a bounds check?)\n",
-               cmp->col_min, cmp->col_max);
+    buf[0] = '\0';
+    if (written_past_end)
+        snprintf(buf, len, "threads outside the matrix wrote past the end of C: a missing bounds check?");
+    else if (isnan(cmp->got))
+        snprintf(buf, len, "NaN: the poison C is filled with, so nothing wrote it -- or a read past the end of A or "
+                           "B, which are followed by NaNs");
+    else if (cmp->col_min > 0 && cmp->col_max == n - 1 && cmp->row_min == 0 && cmp->row_max == n - 1)
+        snprintf(buf, len, "only columns %d..%d are wrong: look at the blocks on the right edge (a bounds check?)",
+                 cmp->col_min, cmp->col_max);
     else if (cmp->row_min > 0 && cmp->row_max == n - 1 && cmp->col_min == 0 && cmp->col_max == n - 1)
-        printf("    hint: only rows %d..%d are wrong: look at the blocks on the bottom edge (a bounds check?)\n",
-               cmp->row_min, cmp->row_max);
+        snprintf(buf, len, "only rows %d..%d are wrong: look at the blocks on the bottom edge (a bounds check?)",
+                 cmp->row_min, cmp->row_max);
+    else if (cmp->wrong == 0)
+        snprintf(buf, len, "no element far off, but all a little: reduced precision (TF32, half)?");
+    return buf;
 }
 
 static bool check_run(const options *opt, const char *step, const contender *c, const buffers *buf, const float *ref,
@@ -247,15 +254,17 @@ static bool check_run(const options *opt, const char *step, const contender *c, 
     }
     ok = ok && overwritten == 0;
 
+    char hint[256];
     if (opt->machine) {
         if (ok)
             print_record("check", "step=%s\tn=%d\tblock=%dx%d\tid=%s\trole=%s\tinput=%s\tresult=ok\terror=%.3e", step, n,
                          block.x, block.y, c->kernel->id, c->role, input, cmp.relative_error);
         else
             print_record("check", "step=%s\tn=%d\tblock=%dx%d\tid=%s\trole=%s\tinput=%s\tresult=mismatch\terror=%.3e"
-                                  "\trow=%d\tcol=%d\texpected=%.6g\tgot=%.6g\twrong=%lld\twritten_past_end=%zu",
+                                  "\trow=%d\tcol=%d\texpected=%.6g\tgot=%.6g\twrong=%lld\twritten_past_end=%zu\thint=%s",
                          step, n, block.x, block.y, c->kernel->id, c->role, input, cmp.relative_error, cmp.first_row,
-                         cmp.first_col, cmp.expected, cmp.got, cmp.wrong, overwritten);
+                         cmp.first_col, cmp.expected, cmp.got, cmp.wrong, overwritten,
+                         explain(&cmp, n, overwritten, hint, sizeof hint));
         return ok;
     }
     if (ok)
@@ -269,14 +278,12 @@ static bool check_run(const options *opt, const char *step, const contender *c, 
                cmp.wrong, count, cmp.row_min, cmp.row_max, cmp.col_min, cmp.col_max, cmp.first_row, cmp.first_col,
                cmp.expected, cmp.got);
     else if (cmp.relative_error > MAX_RELATIVE_ERROR)
-        printf("    no element far off, but all a little: the worst, C[%d][%d], expected %.8g, got %.8g -- reduced "
-               "precision (TF32, half)?\n",
+        printf("    no element far off, but all a little: the worst, C[%d][%d], expected %.8g, got %.8g\n",
                cmp.first_row, cmp.first_col, cmp.expected, cmp.got);
     if (overwritten)
-        printf("    %zu floats written past the end of C (the first %zu past it): a thread outside the matrix wrote; "
-               "a missing bounds check?\n",
-               overwritten, first_over);
-    explain(&cmp, n);
+        printf("    %zu floats written past the end of C (the first %zu past it)\n", overwritten, first_over);
+    if (*explain(&cmp, n, overwritten, hint, sizeof hint))
+        printf("    hint: %s\n", hint);
     return false;
 }
 

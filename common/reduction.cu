@@ -146,28 +146,34 @@ typedef struct {
     int *d_sum;
 } run_buffers;
 
-static void explain_mismatch(long long expected, int got, bool guarded, unsigned int n)
+// What a wrong sum suggests, for the learner: a sentence (into buf).
+static const char *explain_mismatch(long long expected, int got, bool guarded, unsigned int n, char *buf,
+                                    size_t len)
 {
     if (got == POISON_INT) {
-        printf("    hint: the result is the poison value 0x%08X: nothing wrote the sum\n", (unsigned)POISON_INT);
-        return;
+        snprintf(buf, len, "the result is the poison value 0x%08X: nothing wrote the sum", (unsigned)POISON_INT);
+        return buf;
     }
     // A read of the guard adds 16843009 each time (modulo 2^32).
     uint32_t excess = (uint32_t)got - (uint32_t)(int)expected;
     uint32_t reads = (excess + GUARD_INT / 2) / GUARD_INT;
     int32_t rest = (int32_t)(excess - reads * (uint32_t)GUARD_INT);
     if (guarded && reads >= 1 && reads <= GUARD_INTS && (rest < 0 ? -(int64_t)rest : rest) < GUARD_INT / 4)
-        printf("    hint: too large by about %u x %d, the value just past the end of the input: the kernel reads past "
-               "element n-1 = %u\n",
-               reads, GUARD_INT, n - 1);
+        snprintf(buf, len,
+                 "too large by about %u x %d, the value just past the end of the input: the kernel reads past "
+                 "element n-1 = %u",
+                 reads, GUARD_INT, n - 1);
     else if (got < expected)
-        printf("    hint: short by %lld: some elements were never added (those near the end, past the last full "
-               "block, are a usual suspect)\n",
-               expected - got);
+        snprintf(buf, len,
+                 "short by %lld: some elements were never added (those past the last full block are a usual "
+                 "suspect)",
+                 expected - got);
     else
-        printf("    hint: too large by %lld: some elements or partial sums were added twice, or a slot was read "
-               "before it was written\n",
-               (long long)got - expected);
+        snprintf(buf, len,
+                 "too large by %lld: some elements or partial sums were added twice, or a slot was read before it "
+                 "was written",
+                 (long long)got - expected);
+    return buf;
 }
 
 // Run one kernel once on d_in and compare. Returns true if the sum is right.
@@ -186,19 +192,20 @@ static bool check_run(const options *opt, const char *step, const contender *c, 
     set_activity("%s", "");
 
     bool ok = (long long)got == expected;
+    char hint[256];
     if (opt->machine) {
         if (ok)
             print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=%s\tresult=ok", step, buf->n,
                          buf->block, c->kernel->id, c->role, guarded ? "guarded" : "exact");
         else
             print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=%s\tresult=mismatch\texpected=%lld"
-                                  "\tgot=%d",
+                                  "\tgot=%d\thint=%s",
                          step, buf->n, buf->block, c->kernel->id, c->role, guarded ? "guarded" : "exact", expected,
-                         got);
+                         got, explain_mismatch(expected, got, guarded, buf->n, hint, sizeof hint));
     } else if (!ok) {
         printf("MISMATCH: '%s' [%s] at n=%u, block %d (%s input): sum expected %lld, got %d\n", c->kernel->label,
                c->role, buf->n, buf->block, guarded ? "guarded" : "exact-size", expected, got);
-        explain_mismatch(expected, got, guarded, buf->n);
+        printf("    hint: %s\n", explain_mismatch(expected, got, guarded, buf->n, hint, sizeof hint));
     }
     return ok;
 }

@@ -109,15 +109,21 @@ triage_exit() {
     esac
 }
 
-# The mismatches among the check records, one readable line each.
+# The mismatches among the check records, one readable line each (the hint
+# on a line of its own), then whatever the program said that is no record.
 describe_mismatches() {
     awk -F'\t' '$1 == "check" && /result=mismatch/ {
-        line = ""
-        for (i = 2; i <= NF; i++) if ($i !~ /^(step|role|result)=/) line = line (line ? " " : "") $i
-        if (++shown <= 12) print "  " line
+        line = ""; hint = ""
+        for (i = 2; i <= NF; i++) {
+            if ($i ~ /^hint=/) hint = substr($i, 6)
+            else if ($i !~ /^(step|role|result)=/) line = line (line ? " " : "") $i
+        }
+        if (++shown <= 12) { print "  " line; if (hint != "") print "    hint: " hint }
         total++
+        next
     }
-    END { if (total > 12) print "  ... and " total - 12 " more" }' <<<"$output"
+    $1 !~ /^(device|check|time|summary)$/ && NF > 0 { said = said "  " $0 "\n" }
+    END { if (total > 12) print "  ... and " total - 12 " more"; printf "%s", said }' <<<"$output"
 }
 
 # grade_check BLOCK SIZE...: correct at every size with this block size?

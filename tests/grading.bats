@@ -107,10 +107,12 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
 @test "a correctness test fails with the mismatches, and passes on a clean run" {
     use_fake_step
     FAKE_STATUS=1
-    FAKE_OUTPUT=$(printf 'check\tstep=04-fake\tn=33\tblock=32\tid=mine\trole=yours\tinput=guarded\tresult=mismatch\texpected=10\tgot=9\\nsummary\tstep=04-fake\tresult=mismatch\\n')
+    FAKE_OUTPUT=$(printf 'check\tstep=04-fake\tn=33\tblock=32\tid=mine\trole=yours\tinput=guarded\tresult=mismatch\texpected=10\tgot=9\thint=short by 1\\nprog: sum_mine has no kernel for block 64 yet\\nsummary\tstep=04-fake\tresult=mismatch\\n')
     run grade_check 32 1 33
     assert_failure
     assert_output --partial "n=33 block=32 id=mine input=guarded expected=10 got=9"
+    assert_output --partial "    hint: short by 1"
+    assert_output --partial "prog: sum_mine has no kernel for block 64 yet"
     assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" fail
     FAKE_STATUS=0
     FAKE_OUTPUT=$(printf 'summary\tstep=04-fake\tresult=correct\\n')
