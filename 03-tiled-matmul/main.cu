@@ -50,7 +50,7 @@ int main(int argc, char **argv)
         0,
         yours,
         1,
-        {"blocked", "128x128 block tiles, 8x8 per thread (own 256-thread blocks)", run_blocked},
+        {"blocked", "register blocking, 8x8 per thread (own 256-thread blocks)", run_blocked},
         true,
         {32, 32},
     };

@@ -55,7 +55,7 @@ function field(name,    i) {
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 function x(v) { return v == "" ? "" : sprintf("%.2fx", v) }
 function keep(label, kind) {   # a row of the table: print it and write it to progression.tsv
-    printf "  %-58s %9.4f %10.1f %8.1f%% %8s %8s\n", label, field("ms"), field("rate"), field("pct_ceiling"),
+    printf "  %-66s %9.4f %10.1f %8.1f%% %8s %8s\n", label, field("ms"), field("rate"), field("pct_ceiling"),
            x(field("x_start")), x(field("x_first"))
     printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", gpu, date, track, field("step"), field("id"),
            kind, field("label"), field("n"), field("block"), field("ms"), field("rate"), field("unit"),
@@ -81,7 +81,7 @@ $1 == "time" {
     if (track != last_track) {
         printf "\n%s track, %s = %s (each step timed in its own run, at its default block)\n", track,
                track == "matmul" ? "N" : "n", field("n")
-        printf "  %-58s %9s %10s %9s %8s %8s\n", "kernel", "ms", field("unit"), "% " (track == "matmul" ? "cuBLAS" : "copy"),
+        printf "  %-66s %9s %10s %9s %8s %8s\n", "kernel", "ms", field("unit"), "% " (track == "matmul" ? "cuBLAS" : "copy"),
                "x start", "x first"
         last_track = track
         first_step = step

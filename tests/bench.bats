@@ -1,0 +1,64 @@
+#!/usr/bin/env bats
+# make bench's outputs, made again from the records of a real run on an H100
+# (tests/fixtures/bench-h100.log): the table, the CSV, the plot (where gnuplot
+# is installed), and the figures written into the READMEs.
+
+load helpers
+
+setup() {
+    export BENCH_RESULTS=$BATS_TEST_TMPDIR/results
+    FIXTURE=$WORKBOOK_DIR/tests/fixtures/bench-h100.log
+}
+
+@test "the progression table, from the records: every step, its ceiling, its speedups" {
+    run "$WORKBOOK_DIR/common/bench.sh" --from "$FIXTURE"
+    assert_success
+    assert_line --partial "Progression on NVIDIA H100 80GB HBM3"
+    assert_line --regexp '^  cuBLAS SGEMM, fp32 \[ceiling\] +0\.3439 +49948\.4 +100\.0%'
+    for step in 01 02 03 04 05 06 07 08; do
+        assert_line --regexp "^  $step "
+    done
+    assert_line --regexp '^  08 CUB DeviceReduce::Sum \[library\] +0\.0928 +2893\.6 +94\.8% +1\.32x +7\.07x$'
+    # bench.csv: a header and one row per kernel timed (35 in this run)
+    assert_equal "$(wc -l <"$BENCH_RESULTS/bench.csv")" 36
+    # progression.tsv: the table's rows
+    assert_equal "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' "$BENCH_RESULTS/progression.tsv")" 15
+}
+
+@test "the plot shows the GPU and the measured rates, or says why there is none" {
+    run "$WORKBOOK_DIR/common/bench.sh" --from "$FIXTURE"
+    assert_success
+    if ! command -v gnuplot >/dev/null; then
+        assert_output --partial "no plot: gnuplot is not installed"
+        skip "gnuplot is not installed here"
+    fi
+    grep -q "NVIDIA H100 80GB HBM3" "$BENCH_RESULTS/bench.svg"
+    grep -q ">2894<" "$BENCH_RESULTS/bench.svg"   # CUB's GB/s, on its bar
+    grep -q ">9201<" "$BENCH_RESULTS/bench.svg"   # step 03's GFLOP/s
+}
+
+@test "make readme-figures writes each step's table between its markers, and nothing else changes" {
+    copy=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$copy"
+    cp -r "$WORKBOOK_DIR/common" "$copy/"
+    cp "$WORKBOOK_DIR/README.md" "$copy/"
+    for dir in "${STEP_DIRS[@]}"; do
+        mkdir -p "$copy/$(basename "$dir")"
+        # the README with its figures emptied
+        awk '/^<!-- bench:/ { print; skip = 1; next } /^<!-- \/bench -->$/ { skip = 0 } !skip' "$dir/README.md" \
+            >"$copy/$(basename "$dir")/README.md"
+    done
+    run "$WORKBOOK_DIR/common/readme-figures.sh" "$FIXTURE" "$copy"
+    assert_success
+    run grep -A4 '^<!-- bench:05 -->$' "$copy/05-reduction-sequential/README.md"
+    assert_line --index 1 --partial 'Measured by `make bench` on NVIDIA H100 80GB HBM3 (CUDA 13.0), 2026-11-22: n = 67108864 ints, block 256'
+    assert_line --index 2 '| kernel | ms | GB/s | % of copy | x start | x first |'
+    run grep -c '^| sequential addressing \[yours\] | 0.3152 |' "$copy/05-reduction-sequential/README.md"
+    assert_output 1
+    # outside the markers, every README is as it was
+    for dir in "${STEP_DIRS[@]}"; do
+        diff <(awk '/^<!-- bench:/ { skip = 1 } /^<!-- \/bench -->$/ { skip = 0; next } !skip' "$dir/README.md") \
+             <(awk '/^<!-- bench:/ { skip = 1 } /^<!-- \/bench -->$/ { skip = 0; next } !skip' "$copy/$(basename "$dir")/README.md")
+    done
+    grep -q '^  08 cascaded, grid sized to the GPU (block 256) ' "$copy/README.md"
+}
