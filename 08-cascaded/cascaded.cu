@@ -10,16 +10,8 @@
 // once, and let each one walk the input in a grid-stride loop, adding into a
 // register as it goes; the tree then runs once per block, not once per two
 // elements.
+#include "block_sum.cuh"
 #include "reduction.h"
-
-// Sums v over the 32 lanes of a warp; lane 0 gets the total.
-__device__ __forceinline__ int warp_sum(int v)
-{
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2)
-        v += __shfl_down_sync(0xffffffffu, v, offset);
-    return v;
-}
 
 template <unsigned int BLOCK>
 __global__ void reduce_cascaded(const int *in, int *sum, unsigned int n)
@@ -33,38 +25,10 @@ __global__ void reduce_cascaded(const int *in, int *sum, unsigned int n)
     //       trip) and strides by the whole grid's width until it passes n,
     //       adding each element into v. Every element exactly once, whatever n.
 
-    partial[tid] = v;
-    __syncthreads();
-
-    // The tree of step 07, once per block.
-    if (BLOCK >= 1024) {
-        if (tid < 512)
-            partial[tid] += partial[tid + 512];
-        __syncthreads();
-    }
-    if (BLOCK >= 512) {
-        if (tid < 256)
-            partial[tid] += partial[tid + 256];
-        __syncthreads();
-    }
-    if (BLOCK >= 256) {
-        if (tid < 128)
-            partial[tid] += partial[tid + 128];
-        __syncthreads();
-    }
-    if (BLOCK >= 128) {
-        if (tid < 64)
-            partial[tid] += partial[tid + 64];
-        __syncthreads();
-    }
-    if (tid < 32) {
-        v = partial[tid];
-        if (BLOCK >= 64)
-            v += partial[tid + 32];
-        v = warp_sum(v);
-        if (tid == 0)
-            atomicAdd(sum, v);
-    }
+    // The tree of step 07, once per block; one atomic per block into the total.
+    v = block_sum<BLOCK>(v, partial);
+    if (tid == 0)
+        atomicAdd(sum, v);
 }
 
 void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)

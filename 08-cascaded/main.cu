@@ -8,21 +8,14 @@
 // reduce_cascaded<BLOCK>, a grid sized to the GPU and many elements per thread,
 // each block adding its sum into the total with one atomic, as in step 06:
 // with a thousand blocks rather than a hundred thousand, that finish is cheap.
+#include "block_sum.cuh"
 #include "reduction.h"
 
 #include <cub/cub.cuh>
 
 // Step 07's solution: two elements per thread, the tree unrolled for a
-// block size known at compile time, the last warp summed with shuffles; a
-// partial sum per block, added up by further, smaller launches.
-__device__ __forceinline__ int warp_sum(int v)
-{
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2)
-        v += __shfl_down_sync(0xffffffffu, v, offset);
-    return v;
-}
-
+// block size known at compile time (block_sum, in ../common/block_sum.cuh);
+// a partial sum per block, added up by further, smaller launches.
 template <unsigned int BLOCK>
 __global__ void reduce_unrolled(const int *in, int *out, unsigned int n)
 {
@@ -33,37 +26,9 @@ __global__ void reduce_unrolled(const int *in, int *out, unsigned int n)
     int v = (i < n) ? in[i] : 0;
     if (i + BLOCK < n)
         v += in[i + BLOCK];
-    partial[tid] = v;
-    __syncthreads();
-
-    if (BLOCK >= 1024) {
-        if (tid < 512)
-            partial[tid] += partial[tid + 512];
-        __syncthreads();
-    }
-    if (BLOCK >= 512) {
-        if (tid < 256)
-            partial[tid] += partial[tid + 256];
-        __syncthreads();
-    }
-    if (BLOCK >= 256) {
-        if (tid < 128)
-            partial[tid] += partial[tid + 128];
-        __syncthreads();
-    }
-    if (BLOCK >= 128) {
-        if (tid < 64)
-            partial[tid] += partial[tid + 64];
-        __syncthreads();
-    }
-    if (tid < 32) {
-        v = partial[tid];
-        if (BLOCK >= 64)
-            v += partial[tid + 32];
-        v = warp_sum(v);
-        if (tid == 0)
-            out[blockIdx.x] = v;
-    }
+    v = block_sum<BLOCK>(v, partial);
+    if (tid == 0)
+        out[blockIdx.x] = v;
 }
 
 static void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)

@@ -407,7 +407,9 @@ static double quantile(const float *sorted, int count, double q)
 
 enum { WARMUP_ROUNDS = 2 };
 
-void time_interleaved(const timed_task *tasks, int count, int reps, float *samples_ms, timing *out)
+// Times the entries as time_and_report describes; samples_ms holds count *
+// reps floats, [entry][round].
+static void time_interleaved(const timed_entry *entries, int count, int reps, float *samples_ms, timing *out)
 {
     cudaEvent_t *start = (cudaEvent_t *)malloc(sizeof(cudaEvent_t) * count * reps);
     cudaEvent_t *stop = (cudaEvent_t *)malloc(sizeof(cudaEvent_t) * count * reps);
@@ -422,20 +424,20 @@ void time_interleaved(const timed_task *tasks, int count, int reps, float *sampl
     // Warm-up: first launches pay for module loading and clock ramp-up.
     for (int w = 0; w < WARMUP_ROUNDS; w++)
         for (int i = 0; i < count; i++) {
-            if (tasks[i].before)
-                tasks[i].before(tasks[i].arg);
-            tasks[i].run(tasks[i].arg);
+            if (entries[i].task.before)
+                entries[i].task.before(entries[i].task.arg);
+            entries[i].task.run(entries[i].task.arg);
         }
     CUDA_CHECK(cudaDeviceSynchronize());
 
     for (int r = 0; r < reps; r++) {
         for (int k = 0; k < count; k++) {
             int i = (k + r) % count;
-            if (tasks[i].before)
-                tasks[i].before(tasks[i].arg);
+            if (entries[i].task.before)
+                entries[i].task.before(entries[i].task.arg);
             flush_l2();
             CUDA_CHECK(cudaEventRecord(start[i * reps + r]));
-            tasks[i].run(tasks[i].arg);
+            entries[i].task.run(entries[i].task.arg);
             CUDA_CHECK(cudaEventRecord(stop[i * reps + r]));
         }
     }
@@ -460,7 +462,8 @@ void time_interleaved(const timed_task *tasks, int count, int reps, float *sampl
     free(sorted);
 }
 
-double median_ratio(const float *samples_a, const float *samples_b, int reps)
+// The median over rounds of samples_a[r] / samples_b[r]: how many times faster b is than a.
+static double median_ratio(const float *samples_a, const float *samples_b, int reps)
 {
     float *ratios = (float *)malloc(sizeof(float) * reps);
     if (!ratios)
@@ -471,6 +474,35 @@ double median_ratio(const float *samples_a, const float *samples_b, int reps)
     double m = quantile(ratios, reps, 0.5);
     free(ratios);
     return m;
+}
+
+void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
+                     const char *rate_unit, const char *ceiling_name)
+{
+    float *samples = (float *)malloc(sizeof(float) * count * opt->reps);
+    timing *t = (timing *)malloc(sizeof *t * count);
+    result_row *rows = (result_row *)malloc(sizeof *rows * count);
+    if (!samples || !t || !rows)
+        die(EXIT_CUDA, "out of host memory");
+    time_interleaved(entries, count, opt->reps, samples, t);
+
+    for (int i = 0; i < count; i++) {
+        const float *mine = &samples[i * opt->reps];
+        double rate = entries[i].work / t[i].median_ms / 1e6;  // per ms -> per s, then 1e9
+        bool ceiling = i == 0;
+        rows[i] = (result_row){entries[i].id,
+                               entries[i].role,
+                               entries[i].label,
+                               t[i],
+                               rate,
+                               ceiling ? 100.0 : 100.0 * rate / rows[0].rate,
+                               ceiling ? NAN : median_ratio(&samples[start * opt->reps], mine, opt->reps),
+                               ceiling ? NAN : median_ratio(&samples[1 * opt->reps], mine, opt->reps)};
+    }
+    print_results(opt, config, rate_unit, ceiling_name, rows, count);
+    free(samples);
+    free(t);
+    free(rows);
 }
 
 // ===========================================================================

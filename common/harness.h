@@ -127,19 +127,6 @@ typedef struct {
     double median_ms, q1_ms, q3_ms;
 } timing;
 
-// Time `count` tasks: `warmup` untimed rounds, then `reps` rounds in which
-// every task runs once, in an order rotated each round so none always goes
-// first. Each run is preceded by a flush of the L2 cache, so that no run finds
-// its inputs left in the cache by the one before, and so that the GPU is busy
-// while the host enqueues the run: launch overhead on the host stays out of
-// the figures. samples_ms must hold count * reps floats: [task][rep].
-void time_interleaved(const timed_task *tasks, int count, int reps, float *samples_ms, timing *out);
-
-// The median over repetitions of samples_a[r] / samples_b[r]: how many times
-// faster b is than a, paired within each round, so that drift in clocks or
-// temperature over the run cancels out.
-double median_ratio(const float *samples_a, const float *samples_b, int reps);
-
 // ---------------------------------------------------------------------------
 // Results
 // ---------------------------------------------------------------------------
@@ -153,6 +140,28 @@ typedef struct {
     double x_start;     // speedup over the step's starting kernel (NAN: not shown)
     double x_first;     // speedup over the track's first kernel (NAN: not shown)
 } result_row;
+
+// One row of a timed table: what runs, and what it is called.
+typedef struct {
+    const char *id, *role, *label;  // as in result_row
+    double work;                    // bytes moved or flops done per run: the rate is work / time
+    timed_task task;
+} timed_entry;
+
+// Time the entries and print the table. First a few untimed rounds, then
+// opt->reps rounds in which every entry runs once, in an order rotated each
+// round so that none always goes first. Each run is preceded by a flush of
+// the L2 cache, so that no run finds its inputs left in the cache by the one
+// before, and so that the GPU is busy while the host enqueues the run: launch
+// overhead on the host stays out of the figures.
+//
+// Entry 0 is the ceiling, entry 1 the track's first kernel, entry `start` the
+// step's starting kernel. Rates are work per second (GB/s or GFLOP/s, with
+// work in bytes or flops); shares are of the ceiling measured in this run;
+// speedups are the median over rounds of the paired ratio of times, so that
+// drift in clocks or temperature over the run cancels out.
+void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
+                     const char *rate_unit, const char *ceiling_name);
 
 // Print the rows of one timed configuration, as a table or as records.
 // `config` starts every record ("n=1024\tblock=256"); `rate_unit` is "GB/s" or

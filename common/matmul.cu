@@ -316,29 +316,33 @@ static void poison_task(void *arg)
 static int time_contenders(const options *opt, const matmul_step *step, const contender *cs, int count,
                            const buffers *buf, const float *ref, float *hC, int n, block_shape block)
 {
-    int tasks_count = count + 1;  // cuBLAS first
-    timed_task *tasks = (timed_task *)calloc(tasks_count, sizeof *tasks);
-    timed_run *runs = (timed_run *)calloc(tasks_count, sizeof *runs);
-    float *samples = (float *)malloc(sizeof(float) * tasks_count * opt->reps);
-    timing *t = (timing *)malloc(sizeof(timing) * tasks_count);
-    result_row *rows = (result_row *)calloc(tasks_count, sizeof *rows);
-    float **outputs = (float **)calloc(tasks_count, sizeof *outputs);
-    if (!tasks || !runs || !samples || !t || !rows || !outputs)
+    int entries_count = count + 1;  // cuBLAS first
+    timed_entry *entries = (timed_entry *)calloc(entries_count, sizeof *entries);
+    timed_run *runs = (timed_run *)calloc(entries_count, sizeof *runs);
+    float **outputs = (float **)calloc(entries_count, sizeof *outputs);
+    if (!entries || !runs || !outputs)
         die(EXIT_CUDA, "out of host memory");
     size_t bytes = (size_t)n * n * sizeof(float);
+    double flops = 2.0 * n * (double)n * n;
+    int start = 0;
     set_activity("allocating an output per kernel for timing at N=%d", n);
-    for (int i = 0; i < tasks_count; i++) {
+    for (int i = 0; i < entries_count; i++) {
         CUDA_CHECK(cudaMalloc(&outputs[i], bytes));
         const matmul_kernel *k = i == 0 ? &cublas_kernel : cs[i - 1].kernel;
         runs[i] = (timed_run){k->run, buf->A, buf->B, outputs[i], n, block};
-        tasks[i] = (timed_task){run_task, poison_task, &runs[i]};
+        entries[i] = (timed_entry){k->id, i == 0 ? "ceiling" : cs[i - 1].role, k->label, flops,
+                                   {run_task, poison_task, &runs[i]}};
+        if (i > 0 && strcmp(cs[i - 1].role, "start") == 0)
+            start = i;
     }
+    char config[160];
+    snprintf(config, sizeof config, "step=%s\tn=%d\tblock=%dx%d\treps=%d", step->step, n, block.x, block.y, opt->reps);
     set_activity("timing at N=%d, block %dx%d", n, block.x, block.y);
-    time_interleaved(tasks, tasks_count, opt->reps, samples, t);
+    time_and_report(opt, config, entries, entries_count, start, "GFLOP/s", "cuBLAS");
 
     // The last timed run of each must have left the right product too.
     int wrong = 0;
-    for (int i = 1; i < tasks_count; i++) {
+    for (int i = 1; i < entries_count; i++) {
         CUDA_CHECK(cudaMemcpy(hC, outputs[i], bytes, cudaMemcpyDeviceToHost));
         comparison cmp = compare(hC, ref, n);
         if (!(cmp.relative_error <= MAX_RELATIVE_ERROR)) {
@@ -351,37 +355,11 @@ static int time_contenders(const options *opt, const matmul_step *step, const co
     }
     set_activity("%s", "");
 
-    double gflop = 2.0 * n * (double)n * n / 1e9;
-    int start_task = 0;
-    for (int i = 0; i < count; i++)
-        if (strcmp(cs[i].role, "start") == 0)
-            start_task = i + 1;
-    rows[0] = (result_row){cublas_kernel.id, "ceiling", cublas_kernel.label, t[0], gflop / t[0].median_ms * 1e3,
-                           100.0, NAN, NAN};
-    for (int i = 1; i < tasks_count; i++) {
-        const float *mine = &samples[i * opt->reps];
-        double rate = gflop / t[i].median_ms * 1e3;
-        rows[i] = (result_row){cs[i - 1].kernel->id,
-                               cs[i - 1].role,
-                               cs[i - 1].kernel->label,
-                               t[i],
-                               rate,
-                               100.0 * rate / rows[0].rate,
-                               median_ratio(&samples[start_task * opt->reps], mine, opt->reps),
-                               median_ratio(&samples[1 * opt->reps], mine, opt->reps)};
-    }
-    char config[160];
-    snprintf(config, sizeof config, "step=%s\tn=%d\tblock=%dx%d\treps=%d", step->step, n, block.x, block.y, opt->reps);
-    print_results(opt, config, "GFLOP/s", "cuBLAS", rows, tasks_count);
-
-    for (int i = 0; i < tasks_count; i++)
+    for (int i = 0; i < entries_count; i++)
         CUDA_CHECK(cudaFree(outputs[i]));
     free(outputs);
-    free(tasks);
+    free(entries);
     free(runs);
-    free(samples);
-    free(t);
-    free(rows);
     return wrong;
 }
 

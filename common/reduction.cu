@@ -246,31 +246,37 @@ static void run_copy(void *arg)
 static int time_contenders(const options *opt, const reduce_step *step, const contender *cs, int count,
                            const int *d_in, long long expected, const run_buffers *buf)
 {
-    int tasks_count = count + 1;  // the copy comes first
-    timed_task *tasks = (timed_task *)calloc(tasks_count, sizeof *tasks);
-    timed_run *runs = (timed_run *)calloc(tasks_count, sizeof *runs);
-    float *samples = (float *)malloc(sizeof(float) * tasks_count * opt->reps);
-    timing *t = (timing *)malloc(sizeof(timing) * tasks_count);
-    result_row *rows = (result_row *)calloc(tasks_count, sizeof *rows);
+    int entries_count = count + 1;  // the copy comes first
+    timed_entry *entries = (timed_entry *)calloc(entries_count, sizeof *entries);
+    timed_run *runs = (timed_run *)calloc(entries_count, sizeof *runs);
     int *d_outs, *d_copy;
-    if (!tasks || !runs || !samples || !t || !rows)
+    if (!entries || !runs)
         die(EXIT_CUDA, "out of host memory");
     set_activity("allocating buffers for timing at n=%u", buf->n);
     CUDA_CHECK(cudaMalloc(&d_copy, (size_t)buf->n * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&d_outs, sizeof(int) * count));
 
+    double bytes = (double)buf->n * sizeof(int);
+    int start = 0;
     runs[0] = (timed_run){NULL, d_in, d_copy, buf->n, buf->block, NULL};
-    tasks[0] = (timed_task){run_copy, NULL, &runs[0]};
+    entries[0] = (timed_entry){"copy", "ceiling", "device-to-device copy", 2 * bytes, {run_copy, NULL, &runs[0]}};
     for (int i = 0; i < count; i++) {
         runs[i + 1] = (timed_run){cs[i].kernel->sum, d_in, d_outs + i, buf->n, buf->block, buf->d_work};
-        tasks[i + 1] = (timed_task){run_sum, poison_sum, &runs[i + 1]};
+        entries[i + 1] = (timed_entry){cs[i].kernel->id, cs[i].role, cs[i].kernel->label, bytes,
+                                       {run_sum, poison_sum, &runs[i + 1]}};
+        if (strcmp(cs[i].role, "start") == 0)
+            start = i + 1;
     }
+    char config[160];
+    snprintf(config, sizeof config, "step=%s\tn=%u\tblock=%d\treps=%d", step->step, buf->n, buf->block, opt->reps);
     set_activity("timing at n=%u, block %d", buf->n, buf->block);
-    time_interleaved(tasks, tasks_count, opt->reps, samples, t);
+    time_and_report(opt, config, entries, entries_count, start, "GB/s", "copy");
 
     // The last timed run of each kernel must have left the right sum too.
     int wrong = 0;
     int *sums = (int *)malloc(sizeof(int) * count);
+    if (!sums)
+        die(EXIT_CUDA, "out of host memory");
     CUDA_CHECK(cudaMemcpy(sums, d_outs, sizeof(int) * count, cudaMemcpyDeviceToHost));
     for (int i = 0; i < count; i++)
         if ((long long)sums[i] != expected) {
@@ -282,38 +288,11 @@ static int time_contenders(const options *opt, const reduce_step *step, const co
         }
     set_activity("%s", "");
 
-    // Rates and speedups. Index 1 is the track's first kernel (or the start, when they are one).
-    double bytes = (double)buf->n * sizeof(int);
-    int start_task = 0;
-    for (int i = 0; i < count; i++)
-        if (strcmp(cs[i].role, "start") == 0)
-            start_task = i + 1;
-    rows[0] = (result_row){"copy", "ceiling", "device-to-device copy", t[0], 2 * bytes / t[0].median_ms / 1e6, 100.0,
-                           NAN, NAN};
-    for (int i = 0; i < count; i++) {
-        const float *mine = &samples[(i + 1) * opt->reps];
-        double rate = bytes / t[i + 1].median_ms / 1e6;
-        rows[i + 1] = (result_row){cs[i].kernel->id,
-                                   cs[i].role,
-                                   cs[i].kernel->label,
-                                   t[i + 1],
-                                   rate,
-                                   100.0 * rate / rows[0].rate,
-                                   median_ratio(&samples[start_task * opt->reps], mine, opt->reps),
-                                   median_ratio(&samples[1 * opt->reps], mine, opt->reps)};
-    }
-    char config[160];
-    snprintf(config, sizeof config, "step=%s\tn=%u\tblock=%d\treps=%d", step->step, buf->n, buf->block, opt->reps);
-    print_results(opt, config, "GB/s", "copy", rows, tasks_count);
-
     CUDA_CHECK(cudaFree(d_copy));
     CUDA_CHECK(cudaFree(d_outs));
     free(sums);
-    free(tasks);
+    free(entries);
     free(runs);
-    free(samples);
-    free(t);
-    free(rows);
     return wrong;
 }
 

@@ -12,20 +12,12 @@
 // Past the lesson, reduce_vectorized (below, and not graded) loads 16 bytes
 // per instruction and sums each warp with shuffles instead of a shared-memory
 // tree.
+#include "block_sum.cuh"
 #include "reduction.h"
 
 #include <stdint.h>
 
 enum { LOADS_PER_TRIP = 4 };  // independent loads each thread has in flight per trip
-
-// Sums v over the 32 lanes of a warp; lane 0 gets the total.
-__device__ __forceinline__ int warp_sum(int v)
-{
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2)
-        v += __shfl_down_sync(0xffffffffu, v, offset);
-    return v;
-}
 
 template <unsigned int BLOCK>
 __global__ void reduce_cascaded(const int *in, int *sum, unsigned int n)
@@ -43,38 +35,11 @@ __global__ void reduce_cascaded(const int *in, int *sum, unsigned int n)
         v += in[i] + in[i + BLOCK] + in[i + 2 * BLOCK] + in[i + 3 * BLOCK];
     for (; i < n; i += BLOCK)  // the tail: up to three of this thread's elements, the last trip's
         v += in[i];
-    partial[tid] = v;
-    __syncthreads();
 
-    // The tree of step 07, once per block.
-    if (BLOCK >= 1024) {
-        if (tid < 512)
-            partial[tid] += partial[tid + 512];
-        __syncthreads();
-    }
-    if (BLOCK >= 512) {
-        if (tid < 256)
-            partial[tid] += partial[tid + 256];
-        __syncthreads();
-    }
-    if (BLOCK >= 256) {
-        if (tid < 128)
-            partial[tid] += partial[tid + 128];
-        __syncthreads();
-    }
-    if (BLOCK >= 128) {
-        if (tid < 64)
-            partial[tid] += partial[tid + 64];
-        __syncthreads();
-    }
-    if (tid < 32) {
-        v = partial[tid];
-        if (BLOCK >= 64)
-            v += partial[tid + 32];
-        v = warp_sum(v);
-        if (tid == 0)
-            atomicAdd(sum, v);
-    }
+    // The tree of step 07, once per block; one atomic per block into the total.
+    v = block_sum<BLOCK>(v, partial);
+    if (tid == 0)
+        atomicAdd(sum, v);
 }
 
 // How many blocks of `block` threads the GPU runs at once: p of Brent's theorem.
