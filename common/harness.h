@@ -130,30 +130,25 @@ typedef struct {
 // ---------------------------------------------------------------------------
 // Results
 // ---------------------------------------------------------------------------
-typedef struct {
-    const char *id;     // short, stable, no spaces: what the grader matches
-    const char *role;   // ceiling, first, start, yours, beyond, library
-    const char *label;  // what a person reads
-    timing t;
-    double rate;        // GB/s or GFLOP/s
-    double pct_ceiling; // of the ceiling measured in the same run
-    double x_start;     // speedup over the step's starting kernel (NAN: not shown)
-    double x_first;     // speedup over the track's first kernel (NAN: not shown)
-} result_row;
 
 // One row of a timed table: what runs, and what it is called.
 typedef struct {
-    const char *id, *role, *label;  // as in result_row
-    double work;                    // bytes moved or flops done per run: the rate is work / time
+    const char *id;     // short, stable, no spaces: what the grader matches
+    const char *role;   // ceiling, first, start, given, yours, beyond, library
+    const char *label;  // what a person reads
+    double work;        // bytes moved or flops done per run: the rate is work / time
     timed_task task;
 } timed_entry;
 
-// Time the entries and print the table. First a few untimed rounds, then
-// opt->reps rounds in which every entry runs once, in an order rotated each
-// round so that none always goes first. Each run is preceded by a flush of
-// the L2 cache, so that no run finds its inputs left in the cache by the one
-// before, and so that the GPU is busy while the host enqueues the run: launch
-// overhead on the host stays out of the figures.
+// Time the entries and print the table (or, with --machine, a record per row).
+// `config` starts every record ("n=1024\tblock=256"); `rate_unit` is "GB/s" or
+// "GFLOP/s"; `ceiling_name` heads the percentage column ("copy", "cuBLAS").
+//
+// First a few untimed rounds, then opt->reps rounds in which every entry runs
+// once, in an order rotated each round so that none always goes first. Each
+// run is preceded by a flush of the L2 cache, so that no run finds its inputs
+// left in the cache by the one before, and so that the GPU is busy while the
+// host enqueues the run: launch overhead on the host stays out of the figures.
 //
 // Entry 0 is the ceiling, entry 1 the track's first kernel, entry `start` the
 // step's starting kernel. Rates are work per second (GB/s or GFLOP/s, with
@@ -162,12 +157,6 @@ typedef struct {
 // drift in clocks or temperature over the run cancels out.
 void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
                      const char *rate_unit, const char *ceiling_name);
-
-// Print the rows of one timed configuration, as a table or as records.
-// `config` starts every record ("n=1024\tblock=256"); `rate_unit` is "GB/s" or
-// "GFLOP/s"; `ceiling_name` heads the percentage column ("copy", "cuBLAS").
-void print_results(const options *opt, const char *config, const char *rate_unit, const char *ceiling_name,
-                   const result_row *rows, int count);
 
 // Print the device header (table) or the device record (--machine).
 void print_device(const options *opt, const char *step);
