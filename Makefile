@@ -9,6 +9,7 @@
 #   SM=90            build for these GPU architectures (default: this machine's GPU)
 #   CUDA_PATH, NVCC  which CUDA toolkit to use
 
+SHELL := /bin/bash
 include common/cuda.mk
 
 STEPS := $(sort $(wildcard [0-9][0-9]-*))
@@ -36,8 +37,12 @@ help:
 	@echo "make test-mutants    (GPU) check that grading catches 24 planted mistakes"
 	@echo "make clean           remove every build output"
 
+# The tests' TAP goes to results/tests.tap too; the last lines say what was skipped.
 test: all
-	bats tests
+	@mkdir -p results
+	set -o pipefail; bats --formatter tap tests | tee results/tests.tap
+	@awk '/^(not )?ok / { n++ } /^not ok / { f++ } / # skip / { s++; sub(/^ok [0-9]+ /, ""); print "skipped: " $$0 } \
+	    END { printf "make test: %d tests, %d failed, %d skipped\n", n, f, s }' results/tests.tap
 
 grade:
 	grading/grade $(if $(EX),--step "$(EX)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \
