@@ -41,7 +41,8 @@ int reduction_main(int argc, char **argv, const reduce_step *step);
 // ---------------------------------------------------------------------------
 // A kernel in which each block sums per_thread * blockDim.x consecutive
 // elements of in[0..n) into out[blockIdx.x]. It gets blockDim.x ints of
-// dynamic shared memory.
+// dynamic shared memory (a kernel with static shared memory, like step 07's
+// templated one, leaves them unused).
 typedef void (*reduce_pass_kernel)(const int *in, int *out, unsigned int n);
 
 // One launch per level of the tree, each thread loading per_thread elements:
@@ -65,9 +66,9 @@ extern const reduce_kernel track_first_kernel;
 // ---------------------------------------------------------------------------
 // Launching a kernel templated on the block size (step 08)
 // ---------------------------------------------------------------------------
-// The switch of step 07 in one line: launches kernel<block><<<grid, block>>>(...)
-// for every block size the track accepts, 32 to 1024. The harness has already
-// refused any other block size.
+// Step 07's switch over block sizes, folded into one line that also launches:
+// kernel<block><<<grid, block>>>(...) for every block size the track accepts,
+// 32 to 1024. The harness has already refused any other block size.
 #define LAUNCH_FOR_BLOCK(kernel, block, grid, ...)                                  \
     do {                                                                            \
         switch (block) {                                                            \
