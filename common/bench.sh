@@ -15,33 +15,56 @@
 #
 # bench.sh --from LOG: make the table, files and plot again from a bench.log
 # written elsewhere (say, on a GPU machine without gnuplot).
+#
+# A run that fails (no GPU: exit 77; a step that fails or times out: exit 1)
+# leaves the last good bench.log and the files made from it as they were; its
+# own records go to results/bench-failed.log.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
+OPTIONS_NAME=bench
+source "$root/common/options.bash"
+case ${1:-} in
+-h | --help) usage; exit 0 ;;
+--from) need_value "$@"; [ -f "$2" ] || die "no such log: $2" ;;
+'') die "name the steps to time, or --from LOG (try --help)" ;;
+-*) die "unknown option '$1' (try --help)" ;;
+esac
 results=${BENCH_RESULTS:-$root/results}
 mkdir -p "$results"
 log=$results/bench.log
 status=0
-if [ "${1:-}" = --from ]; then
-    [ -f "${2:-}" ] || { echo "bench: no such log: ${2:-}" >&2; exit 2; }
+if [ "$1" = --from ]; then
     [ "$(cd "$(dirname "$2")" && pwd)/$(basename "$2")" = "$log" ] || cp "$2" "$log"
     shift 2
+    new_log=$log
 else
-    printf 'run\tdate=%s\n' "$(date -u +%Y-%m-%d)" >"$log"
+    # The new records go aside until every step has run well.
+    new_log=$results/bench-new.log
+    printf 'run\tdate=%s\n' "$(date -u +%Y-%m-%d)" >"$new_log"
 fi
 
 for step in "$@"; do
     program=$(make -s -C "$root/$step" print-program)
     echo "running $step/${program}_solution ..." >&2
     # shellcheck disable=SC2086
-    timeout -k 10 "${BENCH_TIMEOUT:-600}" "$root/$step/${program}_solution" --machine ${BENCH_ARGS:-} >>"$log"
+    timeout -k 10 "${BENCH_TIMEOUT:-600}" "$root/$step/${program}_solution" --machine ${BENCH_ARGS:-} >>"$new_log"
     rc=$?
     case $rc in
     0) ;;
-    77) echo "bench: skipped: no usable CUDA device" >&2; exit 77 ;;
+    77) status=77; echo "bench: skipped: no usable CUDA device" >&2; break ;;
     124 | 137) echo "bench: $step timed out" >&2; status=1 ;;
     *) echo "bench: $step failed (exit $rc)" >&2; status=1 ;;
     esac
 done
+if [ "$new_log" != "$log" ]; then
+    if [ $status -ne 0 ]; then
+        mv "$new_log" "$results/bench-failed.log"
+        echo "bench: this run's records are in $results/bench-failed.log;" \
+            "$([ -f "$log" ] && echo "$log still holds the last good run's" || echo "there is no good run yet")" >&2
+        exit $status
+    fi
+    mv "$new_log" "$log"
+fi
 
 # From the records: bench.csv (every row), progression.tsv (the table's rows),
 # and the table. Per track, the ceiling and the first kernel come from the

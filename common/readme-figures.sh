@@ -7,11 +7,21 @@
 # progression table that make bench printed.
 # Called by `make readme-figures`; the figures in the READMEs come from here,
 # never from hand-copied numbers.
+# A log without a single timed kernel (a run that found no GPU, say) changes
+# nothing and exits 1.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
+OPTIONS_NAME=readme-figures
+source "$root/common/options.bash"
+case ${1:-} in -h | --help) usage; exit 0 ;; -*) die "unknown option '$1' (try --help)" ;; esac
+[ $# -le 2 ] || die "too many arguments (try --help)"
 log=${1:-$root/results/bench.log}
 [ -n "${2:-}" ] && root=$2  # another copy of the workbook (the tests use one)
-[ -f "$log" ] || { echo "readme-figures: no $log: run make bench first" >&2; exit 2; }
+[ -f "$log" ] || { echo "readme-figures: no $log: run make bench first" >&2; exit 1; }
+grep -q $'^device\t' "$log" && grep -q $'^time\t' "$log" || {
+    echo "readme-figures: $log holds no timed kernel (did make bench find no GPU?): no README was changed" >&2
+    exit 1
+}
 
 for readme in "$root"/[0-9][0-9]-*/README.md; do
     step=$(basename "$(dirname "$readme")")
@@ -51,6 +61,7 @@ if grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
     scratch=$(mktemp -d)
     table=$(BENCH_RESULTS=$scratch "$root/common/bench.sh" --from "$log" 2>/dev/null)
     rm -rf "$scratch"
+    grep -q '^Progression on ' <<<"$table" || { echo "readme-figures: no progression in $log: $readme left as it was" >&2; exit 1; }
     awk -v table="$table" '
     $0 == "<!-- bench:progression -->" { print; print "```"; print table; print "```"; skip = 1; next }
     $0 == "<!-- /bench -->" { skip = 0 }

@@ -62,3 +62,41 @@ setup() {
     done
     grep -q '^  08 cascaded, grid sized to the GPU (block 256) ' "$copy/README.md"
 }
+
+# A copy of the harness's scripts and one fake step whose solution exits with $FAKE_STATUS.
+fake_bench_workbook() {
+    W=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$W/04-fake"
+    cp -r "$WORKBOOK_DIR/common" "$W/"
+    printf 'print-program:\n\t@echo prog\n' >"$W/04-fake/Makefile"
+    printf '#!/usr/bin/env bash\necho "prog: skipped: no usable CUDA device" >&2\nexit "${FAKE_STATUS:-77}"\n' >"$W/04-fake/prog_solution"
+    chmod +x "$W/04-fake/prog_solution"
+}
+
+@test "a bench run that fails, or finds no GPU, keeps the last good log" {
+    fake_bench_workbook
+    mkdir -p "$BENCH_RESULTS"
+    cp "$FIXTURE" "$BENCH_RESULTS/bench.log"
+    run "$W/common/bench.sh" 04-fake
+    assert_failure 77
+    cmp "$FIXTURE" "$BENCH_RESULTS/bench.log"
+    assert_output --partial "still holds the last good run's"
+    FAKE_STATUS=1 run "$W/common/bench.sh" 04-fake
+    assert_failure 1
+    cmp "$FIXTURE" "$BENCH_RESULTS/bench.log"
+    assert [ -f "$BENCH_RESULTS/bench-failed.log" ]
+}
+
+@test "readme-figures refuses a log without figures and changes no README" {
+    copy=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$copy/05-reduction-sequential"
+    cp -r "$WORKBOOK_DIR/common" "$copy/"
+    cp "$WORKBOOK_DIR/README.md" "$copy/"
+    cp "$WORKBOOK_DIR/05-reduction-sequential/README.md" "$copy/05-reduction-sequential/"
+    printf 'run\tdate=2026-11-22\n' >"$BATS_TEST_TMPDIR/empty.log"
+    run "$WORKBOOK_DIR/common/readme-figures.sh" "$BATS_TEST_TMPDIR/empty.log" "$copy"
+    assert_failure 1
+    assert_output --partial "holds no timed kernel"
+    cmp "$WORKBOOK_DIR/README.md" "$copy/README.md"
+    cmp "$WORKBOOK_DIR/05-reduction-sequential/README.md" "$copy/05-reduction-sequential/README.md"
+}
