@@ -221,10 +221,19 @@ STREAM
 
 @test "grading without a GPU skips every GPU test, says why, and passes; --require-gpu fails" {
     run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --solutions \
-        --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml"
+        --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml" \
+        --gradescope "$BATS_TEST_TMPDIR/gs.json" --classroom "$BATS_TEST_TMPDIR/cr.json"
     assert_success
     assert_output --partial "# skip reduction_interleaved_solution: skipped: no usable CUDA device"
     assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +1/10$'
+    # Skipped, not failed, in the result files; Gradescope has no such status, and its output says so.
+    assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 7
+    refute grep -q '"status": "fail"' "$BATS_TEST_TMPDIR/cr.json"
+    assert_equal "$(grep -c '"output": "skipped, not failed (Gradescope has no status for a skipped test)' "$BATS_TEST_TMPDIR/gs.json")" 7
+    refute grep -q '"status": "failed"' "$BATS_TEST_TMPDIR/gs.json"
+    if command -v python3 >/dev/null; then
+        python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' "$BATS_TEST_TMPDIR/gs.json" "$BATS_TEST_TMPDIR/cr.json"
+    fi
     # JUnit: complete, one testcase per test, the skips marked.
     run cat "$BATS_TEST_TMPDIR/junit.xml"
     assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="8" failures="0" errors="0" skipped="7"'
@@ -233,6 +242,63 @@ STREAM
         --results "$BATS_TEST_TMPDIR/g"
     assert_failure 1
     assert_output --partial "no GPU, and REQUIRE_GPU=1"
+    # The table says why, rather than a verdict on a kernel that never ran.
+    assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +1/10$'
+    assert_line --partial "no GPU: the GPU tests of step(s) 04 could not run here"
+}
+
+@test "grade --results never empties a folder it did not make" {
+    mine=$BATS_TEST_TMPDIR/mine
+    mkdir -p "$mine"
+    echo "my notes" >"$mine/notes.txt"
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$mine"
+    assert_failure 2
+    assert_output --partial "holds files that grade did not write"
+    assert_equal "$(cat "$mine/notes.txt")" "my notes"
+    # A folder grade made is its own to replace, run after run.
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
+    assert_success
+    assert [ -f "$BATS_TEST_TMPDIR/new/.grade-results" ]
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
+    assert_success
+    run "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new/bats-stream"
+    assert_failure 2
+}
+
+@test "batch --out never overlaps the repositories it grades, nor replaces a folder it did not make" {
+    class=$BATS_TEST_TMPDIR/class
+    mkdir -p "$class/alice/.git" "$class/bob"
+    echo "her history" >"$class/alice/.git/HEAD"
+    for out in "$class" "$class/alice" "$class/alice/reports" "$BATS_TEST_TMPDIR" "$WORKBOOK_DIR"; do
+        run "$WORKBOOK_DIR/grading/batch" --step 04 --out "$out" "$class"
+        assert_failure 2
+        refute_output --partial "== alice"
+    done
+    run "$WORKBOOK_DIR/grading/batch" --step 04 --out "$class/alice/reports" --list <(echo "$class/alice")
+    assert_failure 2
+    assert_equal "$(cat "$class/alice/.git/HEAD")" "her history"
+    mkdir -p "$BATS_TEST_TMPDIR/notes"
+    echo "my notes" >"$BATS_TEST_TMPDIR/notes/n.txt"
+    run "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/notes" "$class"
+    assert_failure 2
+    assert_output --partial "holds files that batch did not write"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/notes/n.txt")" "my notes"
+    # Names that would lead out of OUT are refused.
+    run "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" --list <(echo ".. $class/alice")
+    assert_failure 2
+    assert_output --partial "bad student name '..'"
+}
+
+@test "batch checks --step before building anything, and accepts 4 for 04" {
+    mkdir -p "$BATS_TEST_TMPDIR/class/alice"
+    for bad in 9 4x 004 ""; do
+        run "$WORKBOOK_DIR/grading/batch" --step "$bad" --out "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/class"
+        assert_failure 2
+        refute_output --partial "== alice"
+    done
+    run "$WORKBOOK_DIR/grading/batch" --step
+    assert_failure 2
+    assert_output --partial "--step needs a value"
 }
 
 @test "grade refuses bad options with exit 2" {
@@ -305,20 +371,31 @@ SCRIPT
     mkdir -p "$students/alice/04-reduction-interleaved"
     cp "$WORKBOOK_DIR/solutions/04-reduction-interleaved/reduction_interleaved.cu" "$students/alice/04-reduction-interleaved/"
     printf 'all:\n\ttouch %s/pwned\n' "$BATS_TEST_TMPDIR" >"$students/alice/04-reduction-interleaved/Makefile"
-    # bob: a step 04 that does not compile
-    mkdir -p "$students/bob/04-reduction-interleaved"
-    echo 'this is not CUDA' >"$students/bob/04-reduction-interleaved/reduction_interleaved.cu"
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" "$students"
-    assert_success
+    # bob: a step 04 that does not compile, in a folder whose name needs quoting in CSV
+    bob='bob "the builder", jr'
+    mkdir -p "$students/$bob/04-reduction-interleaved"
+    echo 'this is not CUDA' >"$students/$bob/04-reduction-interleaved/reduction_interleaved.cu"
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 4 --out "$BATS_TEST_TMPDIR/out" "$students"
+    # No GPU here: nobody is graded, and the run says so first and fails.
+    assert_failure 1
     assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+    [[ $output == *"batch: NO GPU: 2 of 2 students could not be graded"*"gradebook: "* ]] || fail "no NO GPU summary before the gradebook: $output"
     run cat "$BATS_TEST_TMPDIR/out/gradebook.csv"
     assert_line --index 0 'student,01,02,03,04,05,06,07,08,total,max,gpu,status'
-    # No GPU here: alice earns the build point only, bob nothing; both graded.
-    assert_line --index 1 'alice,,,,1,,,,,1,10,"","graded"'
-    assert_line --index 2 'bob,,,,0,,,,,0,10,"","graded"'
+    # No points at all: the build point alone would pass for a grade.
+    assert_line --index 1 '"alice",,,,,,,,,,,"","no GPU"'
+    assert_line --index 2 '"bob ""the builder"", jr",,,,,,,,,,,"","no GPU"'
+    if command -v python3 >/dev/null; then
+        python3 -c 'import csv, sys; rows = list(csv.reader(open(sys.argv[1]))); assert [len(r) for r in rows] == [13] * 3, rows; assert rows[2][0] == sys.argv[2], rows' \
+            "$BATS_TEST_TMPDIR/out/gradebook.csv" "$bob"
+    fi
     assert [ -f "$BATS_TEST_TMPDIR/out/alice/results.json" ]
-    assert [ -f "$BATS_TEST_TMPDIR/out/bob/junit.xml" ]
-    grep -q "does not build" "$BATS_TEST_TMPDIR/out/bob/grade.log"
+    assert [ -f "$BATS_TEST_TMPDIR/out/$bob/junit.xml" ]
+    grep -q "does not build" "$BATS_TEST_TMPDIR/out/$bob/grade.log"
+    # The same folder again: it is batch's own, so it is replaced.
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" --list <(echo "$students/alice")
+    assert_failure 1
+    assert_line '"alice",,,,,,,,,,,"","no GPU"'
 }
 
 @test "grading finds CUDA and the bats libraries with an empty environment, as Classroom's runner gives it" {
