@@ -1,9 +1,9 @@
 # The workbook's top-level Makefile. `make help` lists what it does.
 #
 # Variables:
-#   EX=04            the step(s) to act on, by number: EX=04 or EX="04 05"
+#   EX=04            the step(s) to act on, by number: EX=04, EX=4 or EX="04 05"
 #   SOLUTIONS=1      grade, sanitize or profile the reference solutions
-#                    instead of the exercises
+#                    instead of the exercises (SOLUTION=1 works too)
 #   JUNIT=FILE       `make grade` also writes JUnit XML there (GRADESCOPE=FILE,
 #                    CLASSROOM=FILE: Gradescope's and GitHub Classroom's results)
 #   SM=90            build for these GPU architectures (default: this machine's GPU)
@@ -14,8 +14,10 @@ include common/cuda.mk
 
 STEPS := $(sort $(wildcard [0-9][0-9]-*))
 SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
-# The steps EX names (all of them without EX).
-PICKED := $(if $(EX),$(foreach e,$(EX),$(filter $(e)-%,$(STEPS))),$(STEPS))
+# The step numbers EX names, two digits each (EX=4 is step 04), and their folders
+# (all of them without EX).
+EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))
+PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
 .PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean $(STEPS)
 
@@ -29,6 +31,7 @@ help:
 	@echo "make                 build every exercise and every solution"
 	@echo "make test            the workbook's own tests (needs bats; a GPU for the graded part)"
 	@echo "make grade [EX=04]   grade your exercises (SOLUTIONS=1: the reference solutions; JUNIT=file)"
+	@echo "                     (in a step's folder, make grade grades that step; make help there lists the rest)"
 	@echo "make bench           time every reference solution: the progression table, CSV and plot"
 	@echo "make calibrate       measure this GPU and write its own speed thresholds"
 	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
@@ -45,7 +48,7 @@ test: all
 	    END { printf "make test: %d tests, %d failed, %d skipped\n", n, f, s }' results/tests.tap
 
 grade:
-	grading/grade $(if $(EX),--step "$(EX)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \
+	grading/grade $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \
 	    $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
 	    $(if $(CLASSROOM),--classroom "$(CLASSROOM)")
 
@@ -62,7 +65,7 @@ test-mutants: all
 	tests/mutants/run
 
 define one_step
-$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04))
+$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04 (EX=$(EX) names $(words $(PICKED)))))
 endef
 
 sanitize:

@@ -2,7 +2,9 @@
 # Included by step.mk and by the top-level Makefile.
 #
 #   NVCC       the compiler: $(CUDA_PATH)/bin/nvcc when CUDA_PATH is set, else nvcc
-#              from PATH, else /usr/local/cuda/bin/nvcc
+#              from PATH, else /usr/local/cuda/bin/nvcc. Its folder is CUDA_BIN,
+#              exported for the scripts that need the toolkit's other tools.
+#   SOLUTIONS=1 and SOLUTION=1  the same thing, at the top and in a step folder
 #   SM         architectures without the dot, e.g. SM=90 or SM="80 90". Unset: the
 #              local GPUs' own (from nvidia-smi); with no GPU, a list of common
 #              ones, less those this nvcc cannot build (CUDA 13 starts at sm_75).
@@ -12,8 +14,20 @@ ifdef CUDA_PATH
 else
   NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 endif
-CUDA_BIN := $(dir $(NVCC))
-export NVCC
+# The toolkit's bin/, where the scripts look for compute-sanitizer and ncu
+# first, so that they come from the same toolkit as the compiler.
+NVCC_PATH := $(shell command -v '$(NVCC)' 2>/dev/null)
+CUDA_BIN := $(dir $(NVCC_PATH))
+export NVCC CUDA_BIN
+
+# Goals that need no compiler: they work, and say what they say, without one.
+NO_COMPILER_GOALS := help clean print-program grade readme-figures
+NEEDS_COMPILER := $(filter-out $(NO_COMPILER_GOALS),$(or $(MAKECMDGOALS),all))
+ifneq ($(NEEDS_COMPILER),)
+  ifeq ($(NVCC_PATH),)
+    $(error the CUDA compiler $(NVCC) was not found: install the CUDA toolkit, or point CUDA_PATH (or NVCC) at one)
+  endif
+endif
 
 ifeq ($(origin SM),undefined)
   SM := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d . | grep -E '^[0-9]+$$' | sort -u)
@@ -22,18 +36,25 @@ endif
 
 COMMON_ARCHS := 75 80 86 89 90 100 120
 ifeq ($(strip $(SM)),)
-  NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed -n 's/^compute_//p')
+  NVCC_ARCHS := $(if $(NEEDS_COMPILER),$(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed -n 's/^compute_//p'))
   ARCHS := $(filter $(NVCC_ARCHS),$(COMMON_ARCHS))
   # PTX of the newest as well, so that a GPU newer than all of them can still run.
   PTX_ARCH := $(lastword $(ARCHS))
 else
   ARCHS := $(SM)
 endif
-ifeq ($(strip $(ARCHS)),)
-  $(error cannot tell which GPU architectures $(NVCC) builds for; set SM, e.g. make SM=90)
+ifneq ($(NEEDS_COMPILER),)
+  ifeq ($(strip $(ARCHS)),)
+    $(error cannot tell which GPU architectures $(NVCC) builds for; set SM, e.g. make SM=90)
+  endif
 endif
 
 comma := ,
 GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
            $(if $(PTX_ARCH),-gencode arch=compute_$(PTX_ARCH)$(comma)code=compute_$(PTX_ARCH))
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xcompiler -Wall
+
+# SOLUTIONS=1 (the top-level spelling) and SOLUTION=1 (a step folder's) are one
+# switch: either works in either place.
+SOLUTIONS := $(or $(SOLUTIONS),$(SOLUTION))
+SOLUTION := $(SOLUTIONS)

@@ -27,10 +27,9 @@ need_value() {
 # $CUDA_PATH or /usr/local/cuda. Prints its path, or says what to install and
 # exits 1: a missing tool is no bad option.
 need_tool() {
-    local name=$1 what=$2 dir
-    for dir in ${CUDA_BIN:+"$CUDA_BIN"} $(dirname "$(command -v "$name" 2>/dev/null || echo /nonexistent/x)") \
-        "${CUDA_PATH:-/usr/local/cuda}/bin"; do
-        [ -x "$dir/$name" ] && { echo "$dir/$name"; return 0; }
+    local name=$1 what=$2 path
+    for path in ${CUDA_BIN:+"${CUDA_BIN%/}/$name"} "$(command -v "$name")" "${CUDA_PATH:-/usr/local/cuda}/bin/$name"; do
+        [ -n "$path" ] && [ -x "$path" ] && [ ! -d "$path" ] && { echo "$path"; return 0; }
     done
     echo "${OPTIONS_NAME:-$(basename "$0")}: $name not found${CUDA_BIN:+ in $CUDA_BIN} or on PATH: it is $what," \
         "part of the CUDA toolkit (install the toolkit, or set CUDA_PATH to one that has it)" >&2

@@ -3,17 +3,26 @@
 # and print, for the first launch of each kernel, the metrics (comma-separated)
 # that show a step's lesson. Called by `make profile`. The GPU's clocks are
 # left as they are (--clock-control none).
+# ncu is taken from the toolkit make chose (CUDA_BIN), else from PATH.
+# Exit status: 0 done, 1 ncu failed or is missing, 2 bad arguments, 77 no
+# usable GPU (or no access to its performance counters).
 set -u
+OPTIONS_NAME=profile
+source "$(dirname "$0")/options.bash"
+case ${1:-} in -h | --help) usage; exit 0 ;; esac
+[ $# -ge 2 ] || die "name the metrics and the program to run (try --help)"
 metrics=$1
 program=$2
 shift 2
 
-ncu=$(command -v ncu || true)
-[ -n "$ncu" ] || ncu=${CUDA_BIN:-${CUDA_PATH:-/usr/local/cuda}/bin/}ncu
-[ -x "$ncu" ] || {
-    echo "profile: ncu (Nsight Compute) not found; it comes with the CUDA toolkit: put its bin/ on PATH" >&2
-    exit 2
-}
+ncu=$(need_tool ncu "Nsight Compute, NVIDIA's kernel profiler (package cuda-nsight-compute-X-Y)") || exit 1
+# Without a GPU, ncu has nothing to profile: ask the program itself first, as
+# make sanitize does, and skip as it would.
+"$program" --check -n 1 >/dev/null 2>&1
+if [ $? -eq 77 ]; then
+    echo "profile: skipped: no usable CUDA device for $program" >&2
+    exit 77
+fi
 
 csv=$(mktemp)
 out=$(mktemp)

@@ -4,16 +4,20 @@
 # data races) and synccheck (barriers not every thread reaches), and pass only
 # if none of them reports anything: an error, a hazard or a warning.
 # Called by `make sanitize`; ARGS are small sizes in --check mode.
+# compute-sanitizer is taken from the toolkit make chose (CUDA_BIN), else
+# from PATH. Exit status: 0 clean, 1 problems found or no compute-sanitizer,
+# 2 bad arguments, 77 no usable GPU.
 set -u
+OPTIONS_NAME=sanitize
+source "$(dirname "$0")/options.bash"
+case ${1:-} in
+-h | --help) usage; exit 0 ;;
+'') die "name the program to run (try --help)" ;;
+esac
 program=$1
 shift
 
-sanitizer=$(command -v compute-sanitizer || true)
-[ -n "$sanitizer" ] || sanitizer=${CUDA_BIN:-${CUDA_PATH:-/usr/local/cuda}/bin/}compute-sanitizer
-[ -x "$sanitizer" ] || {
-    echo "sanitize: compute-sanitizer not found (it comes with the CUDA toolkit; put its bin/ on PATH)" >&2
-    exit 2
-}
+sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)") || exit 1
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

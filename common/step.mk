@@ -12,6 +12,8 @@
 #   make sanitize         compute-sanitizer memcheck, racecheck and synccheck on
 #                         ./PROGRAM at small sizes (SOLUTION=1: on the solution)
 #   make profile          ncu: the metrics of PROFILE_METRICS, per kernel
+#   make grade            grade this step (SOLUTION=1: the reference solution)
+#   make help             these lines
 #   make clean
 
 COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -33,13 +35,16 @@ else
 endif
 
 ALL_FLAGS := $(NVCCFLAGS) $(GENCODE) -I$(COMMON_DIR)
-# Rebuild everything when the flags change (another SM, another nvcc).
+# Rebuild everything when the flags change (another SM, another nvcc). Goals
+# that build nothing (print-program, help, clean) leave the record alone.
+ifneq ($(NEEDS_COMPILER),)
 $(shell mkdir -p $(BUILD); [ "$$(cat $(BUILD)/flags 2>/dev/null)" = '$(NVCC) $(ALL_FLAGS)' ] || echo '$(NVCC) $(ALL_FLAGS)' > $(BUILD)/flags)
+endif
 
 SHARED_OBJS := $(BUILD)/main.o $(BUILD)/harness.o $(BUILD)/$(TRACK).o
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
-.PHONY: all solution sanitize profile clean print-program
+.PHONY: all solution sanitize profile grade help clean print-program
 .DELETE_ON_ERROR:
 
 all: $(PROGRAM)
@@ -76,6 +81,14 @@ sanitize: $(TARGET)
 
 profile: $(TARGET)
 	$(COMMON_DIR)/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS)
+
+# Grading runs from the top (grading/grade); here, for this step alone.
+grade:
+	$(COMMON_DIR)/../grading/grade --step $(firstword $(subst -, ,$(STEP))) $(if $(filter 1,$(SOLUTION)),--solutions)
+
+help:
+	@sed -n '/^#   make  /,/^#   make clean/s/^#   //p' $(COMMON_DIR)/step.mk
+	@echo "(the workbook's other commands -- make test, make bench -- run from its top folder: make -C .. help)"
 
 print-program:
 	@echo $(PROGRAM)

@@ -5,14 +5,16 @@ bats_load_library bats-assert
 WORKBOOK_DIR=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 STEP_DIRS=("$WORKBOOK_DIR"/[0-9][0-9]-*/)
 
-# Every program of the workbook: each exercise and, where there is one, its solution.
+# Every program of the workbook that is built: each exercise and, where there
+# is one, its solution.
 all_programs() {
     local dir name
     for dir in "${STEP_DIRS[@]}"; do
         name=$(make -s -C "$dir" print-program)
-        echo "$dir$name"
-        [ -e "$dir${name}_solution" ] && echo "$dir${name}_solution"
+        [ -x "$dir$name" ] && echo "$dir$name"
+        [ -x "$dir${name}_solution" ] && echo "$dir${name}_solution"
     done
+    return 0
 }
 
 # True where a CUDA device can be used: a solution's quickest check runs.

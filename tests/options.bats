@@ -7,7 +7,12 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
-    [ -n "$(all_programs)" ] || skip "nothing built: run make first"
+    BUILT_PROGRAMS=$(all_programs)
+    export BUILT_PROGRAMS
+}
+
+setup() {
+    [ -n "$BUILT_PROGRAMS" ] || skip "nothing built: run make first"
 }
 
 @test "every program prints its usage for --help and exits 0" {

@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# The instructor's tools as commands: every script's --help and bad options,
+# the make variables (EX, SOLUTIONS/SOLUTION), a broken or partial CUDA
+# toolkit, and no GPU where a tool needs one. No GPU needed: fake programs and
+# fake toolkits stand in, in copies of the workbook, so the user's own build
+# is never touched.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+# Every script, and arguments that are valid up to a missing option value.
+SCRIPTS=(grading/grade grading/batch grading/calibrate grading/report common/bench.sh
+         common/readme-figures.sh common/sanitize.sh common/profile.sh tests/mutants/run)
+
+@test "every script prints its usage for --help and exits 0" {
+    for script in "${SCRIPTS[@]}"; do
+        run --separate-stderr "$WORKBOOK_DIR/$script" --help
+        [ "$status" -eq 0 ] || fail "$script --help: exit $status ($stderr)"
+        [ "${#lines[@]}" -ge 3 ] || fail "$script --help: ${#lines[@]} lines: $output"
+        [[ $output != *"set -u"* && $output != *'#!'* ]] || fail "$script --help prints code: $output"
+    done
+}
+
+@test "an option without its value exits 2 and says which" {
+    for args in "grading/grade --results" "grading/grade --step" "grading/batch --out" "grading/batch --list" \
+        "grading/batch --timeout" "grading/batch --launcher" "grading/calibrate --runs" "grading/calibrate --step" \
+        "grading/report /tmp --gradescope" "common/bench.sh --from"; do
+        # shellcheck disable=SC2086
+        run --separate-stderr "$WORKBOOK_DIR/"$args
+        [ "$status" -eq 2 ] || fail "$args: exit $status, expected 2 ($stderr)"
+        [[ $stderr == *"${args##* } needs a value"* ]] || fail "$args: $stderr"
+        [[ $stderr != *"unbound variable"* ]] || fail "$args: $stderr"
+    done
+    for args in "grading/calibrate --bogus" "grading/batch --bogus x" "common/bench.sh --bogus" "tests/mutants/run --bogus" \
+        "common/sanitize.sh" "common/profile.sh metrics" "common/readme-figures.sh --bogus"; do
+        # shellcheck disable=SC2086
+        run --separate-stderr "$WORKBOOK_DIR/"$args
+        [ "$status" -eq 2 ] || fail "$args: exit $status, expected 2 ($stderr)"
+        [ "${#stderr_lines[@]}" -eq 1 ] || fail "$args: ${#stderr_lines[@]} lines on stderr: $stderr"
+    done
+}
+
+# A copy of the workbook's scripts and make files with one fake step, 04, whose
+# build is a fake nvcc in a fake toolkit ($TOOLKIT/bin): it makes every
+# program a script that exits with $FAKE_STATUS (default 77: no GPU).
+fake_toolkit_workbook() {
+    W=$BATS_TEST_TMPDIR/wb
+    TOOLKIT=$BATS_TEST_TMPDIR/toolkit
+    mkdir -p "$W/04-reduction-interleaved" "$TOOLKIT/bin"
+    cp -r "$WORKBOOK_DIR/common" "$WORKBOOK_DIR/grading" "$WORKBOOK_DIR/Makefile" "$W/"
+    cp "$WORKBOOK_DIR/04-reduction-interleaved/"{Makefile,*.cu} "$W/04-reduction-interleaved/"
+    mkdir -p "$W/solutions"
+    cp -r "$WORKBOOK_DIR/solutions/04-reduction-interleaved" "$W/solutions/"
+    cat >"$TOOLKIT/bin/nvcc" <<'SCRIPT'
+#!/usr/bin/env bash
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+printf '#!/usr/bin/env bash\necho "$(basename "$0"): skipped: no usable CUDA device" >&2\nexit "${FAKE_STATUS:-77}"\n' >"$out"
+chmod +x "$out"
+SCRIPT
+    chmod +x "$TOOLKIT/bin/nvcc"
+}
+
+@test "the sanitizer and ncu come from the toolkit make chose, and say what is missing" {
+    fake_toolkit_workbook
+    printf '#!/usr/bin/env bash\necho "the toolkit'"'"'s own $(basename "$0")"\necho "ERROR SUMMARY: 0 errors"\n' >"$TOOLKIT/bin/compute-sanitizer"
+    chmod +x "$TOOLKIT/bin/compute-sanitizer"
+    FAKE_STATUS=0 run make -C "$W/04-reduction-interleaved" sanitize NVCC="$TOOLKIT/bin/nvcc" SM=90
+    assert_success
+    assert_output --partial "the toolkit's own compute-sanitizer"
+    # No ncu in that toolkit, nor on PATH: the message names it and what to install.
+    run env PATH=/usr/bin:/bin make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
+    assert_failure
+    assert_output --partial "ncu not found in $TOOLKIT/bin/ or on PATH: it is Nsight Compute"
+    assert_output --partial "Error 1"
+    run env PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/sanitize.sh" /bin/true
+    assert_failure 1
+    assert_output --partial "compute-sanitizer not found in $BATS_TEST_TMPDIR or on PATH"
+}
+
+@test "make profile without a GPU exits 77, as make sanitize does" {
+    fake_toolkit_workbook
+    printf '#!/usr/bin/env bash\necho "ncu ran"\n' >"$TOOLKIT/bin/ncu"
+    chmod +x "$TOOLKIT/bin/ncu"
+    run make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
+    assert_failure
+    assert_output --partial "profile: skipped: no usable CUDA device"
+    assert_output --partial "Error 77"
+    refute_output --partial "ncu ran"
+}
+
+@test "a missing compiler is named as missing, for every goal that builds" {
+    fake_toolkit_workbook
+    for dir in "$W" "$W/04-reduction-interleaved"; do
+        run env NVCC=/nonexistent/nvcc make -C "$dir"
+        assert_failure
+        assert_output --partial "the CUDA compiler /nonexistent/nvcc was not found: install the CUDA toolkit"
+        refute_output --partial "SM=90"
+        # Goals that build nothing still work.
+        run env NVCC=/nonexistent/nvcc make -s -C "$dir" help
+        assert_success
+    done
+    run env NVCC=/nonexistent/nvcc make -s -C "$W/04-reduction-interleaved" print-program
+    assert_output reduction_interleaved
+}
+
+@test "EX=4 is step 04, and SOLUTION=1 and SOLUTIONS=1 are one switch, at the top and in a step" {
+    fake_toolkit_workbook
+    for ex in 4 04; do
+        run make -n -C "$W" sanitize EX=$ex SM=90 NVCC="$TOOLKIT/bin/nvcc"
+        assert_success
+        assert_output --partial "make -C 04-reduction-interleaved sanitize"
+        run make -n -C "$W" grade EX=$ex
+        assert_output --partial 'grading/grade --step "04"'
+    done
+    for flag in SOLUTION SOLUTIONS; do
+        run make -n -C "$W" sanitize EX=4 $flag=1 SM=90 NVCC="$TOOLKIT/bin/nvcc"
+        assert_output --partial "sanitize.sh ./reduction_interleaved_solution"
+        run make -n -C "$W" grade $flag=1
+        assert_output --partial "--solutions"
+        run make -n -C "$W/04-reduction-interleaved" sanitize $flag=1 SM=90 NVCC="$TOOLKIT/bin/nvcc"
+        assert_output --partial "sanitize.sh ./reduction_interleaved_solution"
+        run make -n -C "$W/04-reduction-interleaved" grade $flag=1
+        assert_output --partial "grading/grade --step 04 --solutions"
+    done
+    run make -s -C "$W/04-reduction-interleaved" help
+    assert_success
+    assert_output --partial "make grade"
+}
+
+@test "tests/mutants/run says it needs a GPU, and exits 77 without one, before building anything" {
+    run --separate-stderr env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/tests/mutants/run"
+    if [ "$status" -eq 1 ] && [[ $stderr == *"nothing is built"* ]]; then
+        skip "nothing built: run make first"
+    fi
+    assert_equal "$status" 77
+    [[ $stderr == *"no usable CUDA device"* ]] || fail "$stderr"
+    refute_output --partial "caught"
+}
+
+@test "print-program, help and clean leave a build's record of its flags alone" {
+    dir=$WORKBOOK_DIR/04-reduction-interleaved
+    [ -f "$dir/build/flags" ] || skip "step 04 is not built"
+    before=$(stat -c '%Y %s' "$dir/build/flags")
+    flags=$(cat "$dir/build/flags")
+    for sm in 75 "80 90" ""; do
+        run env SM="$sm" make -s -C "$dir" print-program
+        assert_output reduction_interleaved
+        env SM="$sm" make -s -C "$dir" help >/dev/null
+    done
+    assert_equal "$(cat "$dir/build/flags")" "$flags"
+    assert_equal "$(stat -c '%Y %s' "$dir/build/flags")" "$before"
+}
+
+@test "tests/options.bats skips, rather than fails, where nothing is built" {
+    copy=$BATS_TEST_TMPDIR/bare
+    mkdir -p "$copy/tests" "$copy/04-reduction-interleaved"
+    cp -r "$WORKBOOK_DIR/common" "$copy/"
+    cp "$WORKBOOK_DIR/tests/options.bats" "$WORKBOOK_DIR/tests/helpers.bash" "$copy/tests/"
+    cp "$WORKBOOK_DIR/04-reduction-interleaved/Makefile" "$copy/04-reduction-interleaved/"
+    run bats --tap "$copy/tests/options.bats"
+    assert_success
+    refute_output --partial "not ok"
+    assert_output --partial "# skip"
+}
+
+@test "the README names the bats version the tests need, and .ci/run checks for it" {
+    version=$(sed -n 's/^bats_min_version=//p' "$WORKBOOK_DIR/.ci/run")
+    [ -n "$version" ] || fail ".ci/run sets no bats_min_version"
+    grep -q "bats $version or newer" "$WORKBOOK_DIR/README.md" || fail "README.md does not say bats $version or newer"
+    # An older bats: .ci/run refuses it, before running anything.
+    mkdir -p "$BATS_TEST_TMPDIR/old"
+    printf '#!/bin/sh\necho "Bats 1.2.1"\n' >"$BATS_TEST_TMPDIR/old/bats"
+    chmod +x "$BATS_TEST_TMPDIR/old/bats"
+    run env PATH="$BATS_TEST_TMPDIR/old:$PATH" bash "$WORKBOOK_DIR/.ci/run" --check-tools
+    assert_failure
+    assert_output --partial "bats 1.2.1 is too old: the tests need bats $version or newer"
+    run env bash "$WORKBOOK_DIR/.ci/run" --check-tools
+    assert_success
+}
