@@ -39,7 +39,7 @@ $(shell mkdir -p $(BUILD); [ "$$(cat $(BUILD)/flags 2>/dev/null)" = '$(NVCC) $(A
 SHARED_OBJS := $(BUILD)/main.o $(BUILD)/harness.o $(BUILD)/$(TRACK).o
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
-.PHONY: all solution sanitize profile clean print-program
+.PHONY: all solution sanitize profile clean print-program print-sanitize-args
 .DELETE_ON_ERROR:
 
 all: $(PROGRAM)
@@ -79,6 +79,10 @@ profile: $(TARGET)
 
 print-program:
 	@echo $(PROGRAM)
+
+# What the grader's sanitizer test runs the program with: the same as make sanitize.
+print-sanitize-args:
+	@echo --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS)
 
 clean:
 	rm -rf $(BUILD) $(PROGRAM) $(PROGRAM)_solution
