@@ -13,6 +13,9 @@
 #   GRADE_TIMEOUT       seconds one program run may take (default 180)
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of grading/thresholds.conf
+#   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: from
+#                       PATH, else beside nvcc)
+#   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -213,6 +216,12 @@ grade_speed() {
 # The lesson and the sanitizers
 # ---------------------------------------------------------------------------
 
+# skip_with KEY REASON: skip this test, keeping the reason in its verdict.
+skip_with() {
+    record "$1" "skip $2"
+    skip "$2"
+}
+
 # require_correct KEY WHAT: the lesson and sanitizer tests score only a
 # correct kernel (an untouched exercise is clean and quick, and earns
 # nothing for it). Fails KEY if a correctness test failed; skips it if they
@@ -229,8 +238,7 @@ require_correct() {
             return 1
             ;;
         skip)
-            record "$1" "skip no GPU"
-            skip "not $2: the correctness tests were skipped (no GPU)"
+            skip_with "$1" "not $2: the correctness tests were skipped (no GPU)"
             ;;
         esac
     done
@@ -247,10 +255,16 @@ learner_object() {
     fi
 }
 
-# find_cuda_tool NAME: the path of a CUDA toolkit tool (ncu,
+# find_cuda_tool NAME [PATH]: the path of a CUDA toolkit tool (ncu,
 # compute-sanitizer), from PATH or beside nvcc; nothing if there is none.
+# A PATH given (GRADE_NCU, GRADE_SANITIZER) is taken as it is, or nothing
+# if it is not an executable file.
 find_cuda_tool() {
     local path nvcc_dir
+    if [ -n "${2:-}" ]; then
+        [ -x "$2" ] && [ -f "$2" ] && echo "$2"
+        return
+    fi
     path=$(command -v "$1" 2>/dev/null) && { echo "$path"; return; }
     nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc")")
     for path in "$nvcc_dir/$1" "${CUDA_PATH:-/usr/local/cuda}/bin/$1"; do
@@ -336,19 +350,17 @@ grade_lesson() {
     require_build
     require_correct lesson profiled || return
     local ncu
-    ncu=$(find_cuda_tool ncu)
+    ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
     if [ -z "$ncu" ]; then
-        record lesson "skip no ncu"
-        skip "ncu (Nsight Compute) not found: it comes with the CUDA toolkit; put its bin/ on PATH to grade the lesson"
+        skip_with lesson "ncu (Nsight Compute) not found: it comes with the CUDA toolkit; put its bin/ on PATH to grade the lesson"
     fi
-    command -v nm >/dev/null || { record lesson "skip no nm"; skip "nm not found (binutils): it tells your kernels from the given ones"; }
+    command -v nm >/dev/null || skip_with lesson "nm not found (binutils): it tells your kernels from the given ones"
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     # shellcheck disable=SC2086
     run timeout -k 10 "$GRADE_TIMEOUT" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 80 \
         --metrics "${LESSON_METRIC//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" $LESSON_ARGS
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
-        record lesson "skip counters not permitted"
-        skip "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
+        skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
     fi
     if [ "$status" -eq 77 ] || grep -q 'no usable CUDA device' <<<"$output"; then
         status=77
@@ -404,16 +416,15 @@ grade_sanitize() {
     require_build
     require_correct sanitize sanitized || return
     local sanitizer args
-    sanitizer=$(find_cuda_tool compute-sanitizer)
+    sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
     if [ -z "$sanitizer" ]; then
-        record sanitize "skip no compute-sanitizer"
-        skip "compute-sanitizer not found: it comes with the CUDA toolkit; put its bin/ on PATH to run this test"
+        skip_with sanitize "compute-sanitizer not found: it comes with the CUDA toolkit; put its bin/ on PATH to run this test"
     fi
     args=$(make -s -C "$WORKBOOK_DIR/$STEP" print-sanitize-args)
     record sanitize "fail not run"  # until shown otherwise
     # shellcheck disable=SC2086
     run env PATH="$(dirname "$sanitizer"):$PATH" SANITIZE_TOOLS="$GRADE_SANITIZERS" \
-        timeout -k 10 "$GRADE_SANITIZE_TIMEOUT" "$WORKBOOK_DIR/common/sanitize.sh" "$(program_path)" $args
+        timeout -k 10 "$GRADE_SANITIZE_TIMEOUT" "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
     case $status in
     0) record sanitize "pass $GRADE_SANITIZERS" ;;
     77) triage_exit sanitize ;;
