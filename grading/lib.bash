@@ -329,7 +329,7 @@ lesson_launches() {
 kernel_base_name() {
     local demangled
     demangled=$(c++filt "$1" 2>/dev/null || echo "$1")
-    demangled=${demangled%%(*}
+    [[ $demangled == *")" ]] && demangled=${demangled%(*}  # the parameters: from the last "("
     echo "${demangled#void }"
 }
 
@@ -373,11 +373,14 @@ grade_lesson() {
     kernels=$(lesson_launches "$csv" "$LESSON_METRIC" 2>&1) ||
         { fail "$(printf 'ncu gave no %s:\n%s' "$LESSON_METRIC" "$kernels")"; return; }
     mine=$(nm --defined-only "$(learner_object)" 2>/dev/null | awk '{ print $NF }')
+    # Function names too: a kernel in an anonymous namespace may carry another
+    # prefix on the device than on the host.
+    mine=$(printf '%s\n' "$mine"; c++filt <<<"$mine" 2>/dev/null | sed -n 's/^\(void \)\{0,1\}\(.*\)(.*)$/\2/p')
     while IFS=$'\t' read -r k _; do
         [ -n "$k" ] || continue
         if [ "$(kernel_base_name "$k")" = "$LESSON_START" ] && [ -z "$start_line" ]; then
             start_line=$(grep -m 1 -F "$k"$'\t' <<<"$kernels")
-        elif grep -qxF "$k" <<<"$mine"; then
+        elif grep -qxF -e "$k" -e "$(kernel_base_name "$k")" <<<"$mine"; then
             [ "${LESSON_PICK:-first}" = first ] && [ -n "$yours_line" ] && continue
             yours_line=$(grep -m 1 -F "$k"$'\t' <<<"$kernels")
         fi

@@ -503,6 +503,16 @@ SCRIPT
     assert_equal "$(threshold "$W/grading/thresholds/fake-gpu-9000.conf" 04 x_start)" 1.15  # 1 + 0.5 x 0.30, not 0.8 x 1.30 = 1.04
 }
 
+@test "calibrate writes a floor on the share of the ceiling for a step whose defaults have one" {
+    fake_calibration_workbook
+    printf '04 x_start 1.06\n04 pct_ceiling 20\n' >"$W/grading/thresholds.conf"
+    FAKE_X="1.60 1.62 1.60 1.59 1.61" FAKE_CEILING="3000 3010 2995 3005 3000" run "$W/grading/calibrate" --runs 5
+    assert_success
+    source "$WORKBOOK_DIR/grading/common.bash"
+    assert_equal "$(threshold "$W/grading/thresholds/fake-gpu-9000.conf" 04 pct_ceiling)" 45  # 0.9 x 50
+    assert_equal "$(threshold "$W/grading/thresholds/fake-gpu-9000.conf" 04 x_start)" 1.30
+}
+
 @test "batch grading: each student in a pristine copy, only their exercise files, one gradebook" {
     students=$BATS_TEST_TMPDIR/class
     # alice: her step 04 handed in (the reference solution), plus a Makefile that must never run
