@@ -93,6 +93,14 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     run grade_speed
     assert_failure
     assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
+    # Below both: the message says both, and what the floor is about.
+    PCT_HINT="The lesson of this step is reaching the limit of the memory."
+    FAKE_OUTPUT=$(timed_output 1.10 12.5)
+    run grade_speed
+    assert_failure
+    assert_output --partial "1.10x faster than the starting kernel; at least 1.50x is required"
+    assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
+    assert_output --partial "The lesson of this step is reaching the limit of the memory."
 }
 
 @test "the speed test does not time a step that is not correct" {
