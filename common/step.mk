@@ -44,7 +44,7 @@ endif
 SHARED_OBJS := $(BUILD)/main.o $(BUILD)/harness.o $(BUILD)/$(TRACK).o
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
-.PHONY: all solution sanitize profile grade help clean print-program
+.PHONY: all solution sanitize profile grade help clean print-program print-sanitize-args
 .DELETE_ON_ERROR:
 
 all: $(PROGRAM)
@@ -92,6 +92,10 @@ help:
 
 print-program:
 	@echo $(PROGRAM)
+
+# What the grader's sanitizer test runs the program with: the same as make sanitize.
+print-sanitize-args:
+	@echo --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS)
 
 clean:
 	rm -rf $(BUILD) $(PROGRAM) $(PROGRAM)_solution

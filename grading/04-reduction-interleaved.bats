@@ -6,6 +6,11 @@
 
 STEP=04-reduction-interleaved
 SPEED_ARGS="-n 2^26 -b 256"
+LESSON_ARGS="-n 2^20 -b 256 -r 1"
+LESSON_START=reduce_interleaved_divergent
+LESSON_METRIC=smsp__sass_inst_executed_op_shared_st.sum/launch__grid_size
+LESSON_WHAT='warp-level shared-memory stores per block (the load, and the add of each level in every warp that has a busy thread)'
+LESSON_FIX='The busy threads are still spread over every warp, so every warp runs the add at every level: hand the pairs of level s to threads 0, 1, 2, ... (index = 2 * s * tid), so that whole warps are busy or idle.'
 load lib
 
 @test "04 builds" { grade_build; }
@@ -16,3 +21,5 @@ load lib
 @test "04 correct with block 512" { grade_check 512 $(reduction_sizes 512); }
 @test "04 correct with block 1024" { grade_check 1024 $(reduction_sizes 1024); }
 @test "04 faster than its starting kernel" { grade_speed; }
+@test "04 lesson: whole warps idle, not threads spread over every warp" { grade_lesson; }
+@test "04 clean under compute-sanitizer" { grade_sanitize; }

@@ -6,6 +6,11 @@
 
 STEP=05-reduction-sequential
 SPEED_ARGS="-n 2^26 -b 256"
+LESSON_ARGS="-n 2^20 -b 256 -r 1"
+LESSON_START=reduce_interleaved_strided
+LESSON_METRIC=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum/launch__grid_size
+LESSON_WHAT='shared-memory bank conflicts per block'
+LESSON_FIX='Threads of a warp still hit the same bank: at level s, let thread tid add partial[tid + s] into partial[tid], with s going down from blockDim.x / 2, so that a warp touches 32 consecutive ints.'
 load lib
 
 @test "05 builds" { grade_build; }
@@ -16,3 +21,5 @@ load lib
 @test "05 correct with block 512" { grade_check 512 $(reduction_sizes 512); }
 @test "05 correct with block 1024" { grade_check 1024 $(reduction_sizes 1024); }
 @test "05 faster than its starting kernel" { grade_speed; }
+@test "05 lesson: no bank conflicts" { grade_lesson; }
+@test "05 clean under compute-sanitizer" { grade_sanitize; }

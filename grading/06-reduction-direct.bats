@@ -16,3 +16,4 @@ load lib
 @test "06 correct with block 512" { grade_check 512 $(reduction_sizes 512); }
 @test "06 correct with block 1024" { grade_check 1024 $(reduction_sizes 1024); }
 @test "06 faster than its starting kernel" { grade_speed; }
+@test "06 clean under compute-sanitizer" { grade_sanitize; }

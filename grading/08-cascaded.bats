@@ -6,6 +6,7 @@
 
 STEP=08-cascaded
 SPEED_ARGS="-n 2^26 -b 256"
+PCT_HINT='The lesson of this step is reaching the limit of the memory: size the grid from the GPU (its SM count times the blocks one SM holds) and let each thread add many elements in a grid-stride loop; a grid of one block per few elements keeps the GPU busy scheduling blocks instead of reading memory.'
 load lib
 
 @test "08 builds" { grade_build; }
@@ -16,3 +17,4 @@ load lib
 @test "08 correct with block 512" { grade_check 512 $(reduction_sizes 512); }
 @test "08 correct with block 1024" { grade_check 1024 $(reduction_sizes 1024); }
 @test "08 faster than its starting kernel" { grade_speed; }
+@test "08 clean under compute-sanitizer" { grade_sanitize; }

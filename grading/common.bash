@@ -39,3 +39,18 @@ record_field() {
 at_least() {
     awk -v v="$1" -v m="$2" 'BEGIN { exit !(v + 0 >= m + 0) }'
 }
+
+# threshold_or_default FILE STEP METRIC: "VALUE FILE" -- the value FILE sets,
+# or, where a calibrated FILE lacks that step's metric (a file written before
+# the metric existed, or by `make calibrate --step` for other steps), the
+# default from thresholds.conf; nothing if neither sets one.
+threshold_or_default() {
+    local value defaults="$GRADING_DIR/thresholds.conf"
+    value=$(threshold "$1" "$2" "$3")
+    if [ -n "$value" ]; then
+        echo "$value $1"
+    elif [ "$1" != "$defaults" ] && [ -f "$defaults" ]; then
+        value=$(threshold "$defaults" "$2" "$3")
+        [ -z "$value" ] || echo "$value $defaults"
+    fi
+}

@@ -13,6 +13,9 @@
 #   GRADE_TIMEOUT       seconds one program run may take (default 180)
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of grading/thresholds.conf
+#   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: from
+#                       PATH, else beside nvcc)
+#   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -185,24 +188,260 @@ grade_speed() {
     if [ "$status" -ne 0 ]; then
         fail "$(printf 'wrong results in the timed run:\n%s' "$(describe_mismatches)")" || return
     fi
-    local device graded file x_start x_min pct pct_min
+    local device graded file x_start x_min pct pct_min pct_file
     device=$(grep $'^device\t' <<<"$output")
     graded=$(grep $'^time\t' <<<"$output" | grep $'\trole=yours\t' | tail -n 1)
     [ -n "$graded" ] || { fail "no timing of the graded kernel in the output: $output"; return; }
     file=$(thresholds_file "$(record_field "$device" name)")
     x_start=$(record_field "$graded" x_start)
-    x_min=$(threshold "$file" "$(step_number)" x_start)
     pct=$(record_field "$graded" pct_ceiling)
-    pct_min=$(threshold "$file" "$(step_number)" pct_ceiling)
-    [ -n "$x_min" ] || { fail "no x_start threshold for step $(step_number) in $file"; return; }
+    # A calibrated file that lacks this step (or its pct_ceiling) falls back
+    # to the defaults for it; the verdict names the file the speedup came from.
+    read -r pct_min pct_file <<<"$(threshold_or_default "$file" "$(step_number)" pct_ceiling)"
+    read -r x_min file <<<"$(threshold_or_default "$file" "$(step_number)" x_start)"
+    [ -n "$x_min" ] || { fail "no x_start threshold for step $(step_number) in $(thresholds_file "$(record_field "$device" name)") or the defaults"; return; }
     local verdict_line="$x_start $x_min $pct ${pct_min:--} $(basename "$file")"
+    local pct_note=""  # below the floor on the share of the ceiling too: say so, and what it means
+    if [ -n "$pct_min" ] && ! at_least "$pct" "$pct_min"; then
+        pct_note=$(printf '\n%.1f%% of the ceiling measured in the same run; at least %s%% is required (%s)%s' \
+            "$pct" "$pct_min" "$pct_file" "${PCT_HINT:+$'\n'$PCT_HINT}")
+    fi
     if ! at_least "$x_start" "$x_min"; then
         record speed "fail $verdict_line"
-        fail "$(printf '%.2fx faster than the starting kernel; at least %sx is required (%s)' "$x_start" "$x_min" "$file")" || return
+        fail "$(printf '%.2fx faster than the starting kernel; at least %sx is required (%s)%s' "$x_start" "$x_min" "$file" "$pct_note")" || return
     fi
-    if [ -n "$pct_min" ] && ! at_least "$pct" "$pct_min"; then
+    if [ -n "$pct_note" ]; then
         record speed "fail $verdict_line"
-        fail "$(printf '%.1f%% of the ceiling measured in the same run; at least %s%% is required (%s)' "$pct" "$pct_min" "$file")" || return
+        fail "${pct_note#$'\n'}" || return
     fi
     record speed "pass $verdict_line"
+}
+
+# ---------------------------------------------------------------------------
+# The lesson and the sanitizers
+# ---------------------------------------------------------------------------
+
+# skip_with KEY REASON: skip this test, keeping the reason in its verdict.
+skip_with() {
+    record "$1" "skip $2"
+    skip "$2"
+}
+
+# require_correct KEY WHAT: the lesson and sanitizer tests score only a
+# correct kernel (an untouched exercise is clean and quick, and earns
+# nothing for it). Fails KEY if a correctness test failed; skips it if they
+# were skipped (no GPU). Returns normally when every one passed.
+require_correct() {
+    local verdict seen=0
+    for verdict in "$(verdict_dir)"/check-*; do
+        [ -e "$verdict" ] || continue
+        seen=1
+        case $(cat "$verdict") in
+        fail)
+            record "$1" "fail not run"
+            fail "not $2: $STEP is not correct yet (see its correctness tests); this test counts only for a correct kernel"
+            return 1
+            ;;
+        skip)
+            skip_with "$1" "not $2: the correctness tests were skipped (no GPU)"
+            ;;
+        esac
+    done
+    [ "$seen" = 1 ] || { record "$1" "fail not run"; fail "not $2: the correctness tests have not run"; return 1; }
+}
+
+# The learner's own object file: its defined symbols name the kernels that
+# are theirs (a kernel's host stub carries the kernel's mangled name).
+learner_object() {
+    if [ "${GRADE_SOLUTIONS:-0}" = 1 ]; then
+        echo "$WORKBOOK_DIR/$STEP/build/solution.o"
+    else
+        echo "$WORKBOOK_DIR/$STEP/build/exercise.o"
+    fi
+}
+
+# find_cuda_tool NAME [PATH]: the path of a CUDA toolkit tool (ncu,
+# compute-sanitizer), from PATH or beside nvcc; nothing if there is none.
+# A PATH given (GRADE_NCU, GRADE_SANITIZER) is taken as it is, or nothing
+# if it is not an executable file.
+find_cuda_tool() {
+    local path nvcc_dir
+    if [ -n "${2:-}" ]; then
+        [ -x "$2" ] && [ -f "$2" ] && echo "$2"
+        return
+    fi
+    path=$(command -v "$1" 2>/dev/null) && { echo "$path"; return; }
+    nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc")")
+    for path in "$nvcc_dir/$1" "${CUDA_PATH:-/usr/local/cuda}/bin/$1"; do
+        [ -x "$path" ] && { echo "$path"; return; }
+    done
+}
+
+# lesson_launches CSV METRIC: from ncu's raw CSV page, one line per kernel in
+# the order of its first launch: "mangled-name<TAB>value", the value of
+# METRIC for that first launch. METRIC is ncu metrics joined by + and -,
+# optionally divided by one more ("a+b/c"); thousands separators are dropped.
+lesson_launches() {
+    awk -v metric="$2" '
+    function split_csv(line, fields,    n, rest, m) {
+        n = 0
+        rest = line
+        while (length(rest) > 0) {
+            if (match(rest, /^"[^"]*"/)) { m = substr(rest, 2, RLENGTH - 2); rest = substr(rest, RLENGTH + 1) }
+            else if (match(rest, /^[^,]*/)) { m = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1) }
+            fields[++n] = m
+            if (substr(rest, 1, 1) == ",") rest = substr(rest, 2); else break
+        }
+        return n
+    }
+    function number(name,    v) {
+        if (!(name in col)) { bad = name; return 0 }
+        v = f[col[name]]
+        gsub(/,/, "", v)
+        return v + 0
+    }
+    BEGIN {
+        den = ""
+        expr = metric
+        if (index(expr, "/")) { den = substr(expr, index(expr, "/") + 1); expr = substr(expr, 1, index(expr, "/") - 1) }
+        gsub(/-/, "+-", expr)
+        terms = split(expr, term, "+")
+    }
+    /^"ID"/ { header = 1; n = split_csv($0, names); for (i = 1; i <= n; i++) col[names[i]] = i; next }
+    header == 1 { header = 2; next }  # the units row
+    header == 2 {
+        split_csv($0, f)
+        name = f[col["Kernel Name"]]
+        if (name in seen) next
+        seen[name] = 1
+        v = 0
+        for (t = 1; t <= terms; t++) {
+            if (term[t] == "") continue
+            if (substr(term[t], 1, 1) == "-") v -= number(substr(term[t], 2)); else v += number(term[t])
+        }
+        if (den != "") {
+            d = 0
+            dn = split(den, dterm, "+")
+            for (t = 1; t <= dn; t++) d += number(dterm[t])
+            v = d > 0 ? v / d : 0
+        }
+        printf "%s\t%.6g\n", name, v
+    }
+    END { if (bad != "") { print "missing metric: " bad > "/dev/stderr"; exit 1 } }' "$1"
+}
+
+# The function name of a kernel, from its mangled name: "reduce_unrolled<256u>".
+kernel_base_name() {
+    local demangled
+    demangled=$(c++filt "$1" 2>/dev/null || echo "$1")
+    [[ $demangled == *")" ]] && demangled=${demangled%(*}  # the parameters: from the last "("
+    echo "${demangled#void }"
+}
+
+# grade_lesson: does the graded kernel show the step's idea on the counter
+# that measures it? Nsight Compute profiles one small run in which the
+# starting kernel and the learner's both run (LESSON_ARGS); the first launch
+# of each kernel is read. The step's file sets:
+#   LESSON_ARGS    the program's options for that run
+#   LESSON_START   the starting kernel's function name
+#   LESSON_METRIC  what is compared (see lesson_launches): less is better
+#   LESSON_PICK    which of the learner's kernels is graded when several run:
+#                  first (default) or last, in the order of their first launch
+#   LESSON_WHAT    what the figure counts, for the message
+#   LESSON_FIX     what to change when it has not moved enough
+# The learner's figure must be at most the starting kernel's divided by the
+# factor in the thresholds file (metric "lesson").
+grade_lesson() {
+    require_build
+    require_correct lesson profiled || return
+    local ncu
+    ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
+    if [ -z "$ncu" ]; then
+        skip_with lesson "ncu (Nsight Compute) not found: it comes with the CUDA toolkit; put its bin/ on PATH to grade the lesson"
+    fi
+    command -v nm >/dev/null || skip_with lesson "nm not found (binutils): it tells your kernels from the given ones"
+    local csv=$BATS_TEST_TMPDIR/lesson.csv
+    # shellcheck disable=SC2086
+    run timeout -k 10 "$GRADE_TIMEOUT" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 80 \
+        --metrics "${LESSON_METRIC//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" $LESSON_ARGS
+    if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
+        skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
+    fi
+    if [ "$status" -eq 77 ] || grep -q 'no usable CUDA device' <<<"$output"; then
+        status=77
+        output=$(grep -v '^==' <<<"$output")
+    fi
+    record lesson "fail not profiled"  # until shown otherwise
+    triage_exit lesson || return
+    [ "$status" -eq 0 ] || { fail "$(printf 'the profiled run failed (exit %d):\n%s' "$status" "$(tail -n 20 <<<"$output")")"; return; }
+    local kernels mine start_line yours_line k
+    kernels=$(lesson_launches "$csv" "$LESSON_METRIC" 2>&1) ||
+        { fail "$(printf 'ncu gave no %s:\n%s' "$LESSON_METRIC" "$kernels")"; return; }
+    mine=$(nm --defined-only "$(learner_object)" 2>/dev/null | awk '{ print $NF }')
+    # Function names too: a kernel in an anonymous namespace may carry another
+    # prefix on the device than on the host.
+    mine=$(printf '%s\n' "$mine"; c++filt <<<"$mine" 2>/dev/null | sed -n 's/^\(void \)\{0,1\}\(.*\)(.*)$/\2/p')
+    while IFS=$'\t' read -r k _; do
+        [ -n "$k" ] || continue
+        if [ "$(kernel_base_name "$k")" = "$LESSON_START" ] && [ -z "$start_line" ]; then
+            start_line=$(grep -m 1 -F "$k"$'\t' <<<"$kernels")
+        elif grep -qxF -e "$k" -e "$(kernel_base_name "$k")" <<<"$mine"; then
+            [ "${LESSON_PICK:-first}" = first ] && [ -n "$yours_line" ] && continue
+            yours_line=$(grep -m 1 -F "$k"$'\t' <<<"$kernels")
+        fi
+    done <<<"$kernels"
+    [ -n "$start_line" ] || { fail "$(printf 'ncu saw no launch of the starting kernel %s; it saw:\n%s' "$LESSON_START" "$kernels")"; return; }
+    [ -n "$yours_line" ] || { fail "$(printf 'ncu saw no launch of a kernel defined in your file; it saw:\n%s' "$(while IFS=$'\t' read -r k _; do kernel_base_name "$k"; done <<<"$kernels")")"; return; }
+    local file factor yours start yours_name
+    file=$(thresholds_file "$(cat "$GRADE_RESULTS/gpu" 2>/dev/null)")
+    read -r factor file <<<"$(threshold_or_default "$file" "$(step_number)" lesson)"
+    [ -n "$factor" ] || { fail "no lesson factor for step $(step_number) in the thresholds files"; return; }
+    yours=${yours_line##*$'\t'}
+    start=${start_line##*$'\t'}
+    yours_name=$(kernel_base_name "${yours_line%%$'\t'*}")
+    local verdict_line
+    verdict_line=$(printf '%s %s %s %s' "$yours" "$start" "$factor" "$(basename "$file")")
+    if ! awk -v y="$yours" -v s="$start" -v f="$factor" 'BEGIN { exit !(y * f <= s) }'; then
+        record lesson "fail $verdict_line"
+        fail "$(printf '%s: %s %s; the starting kernel %s: %s. The lesson asks for at least %sx fewer (%s).\n%s\n(see it yourself: make profile EX=%s)' \
+            "$yours_name" "$yours" "$LESSON_WHAT" "$LESSON_START" "$start" "$factor" "$file" "$LESSON_FIX" "$(step_number)")" || return
+    fi
+    record lesson "pass $verdict_line"
+}
+
+# The sanitizers each step is run under by grade_sanitize.
+: "${GRADE_SANITIZERS:=memcheck racecheck synccheck initcheck}"
+# Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
+: "${GRADE_SANITIZE_TIMEOUT:=$((2 * GRADE_TIMEOUT))}"
+
+# grade_sanitize: compute-sanitizer's memcheck (out-of-bounds and misaligned
+# accesses), racecheck (shared-memory races), synccheck (barriers) and
+# initcheck (reads of global memory never written) on the learner's program
+# at the step's small sizes (its Makefile's SANITIZE_SIZES and
+# SANITIZE_BLOCKS). A race can give the right sum on every run; these tools
+# see it anyway.
+grade_sanitize() {
+    require_build
+    require_correct sanitize sanitized || return
+    local sanitizer args
+    sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
+    if [ -z "$sanitizer" ]; then
+        skip_with sanitize "compute-sanitizer not found: it comes with the CUDA toolkit; put its bin/ on PATH to run this test"
+    fi
+    args=$(make -s -C "$WORKBOOK_DIR/$STEP" print-sanitize-args)
+    record sanitize "fail not run"  # until shown otherwise
+    # shellcheck disable=SC2086
+    run env PATH="$(dirname "$sanitizer"):$PATH" SANITIZE_TOOLS="$GRADE_SANITIZERS" \
+        timeout -k 10 "$GRADE_SANITIZE_TIMEOUT" "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
+    case $status in
+    0) record sanitize "pass $GRADE_SANITIZERS" ;;
+    77) triage_exit sanitize ;;
+    124 | 137)
+        record sanitize "fail timed out"
+        fail "the sanitizers did not finish within ${GRADE_SANITIZE_TIMEOUT}s (GRADE_SANITIZE_TIMEOUT): a kernel that hangs under them?" ;;
+    *)
+        record sanitize "fail $(grep -o '^sanitize: .* reported problems' <<<"$output" | sed 's/^sanitize: //; s/ reported problems//')"
+        fail "$(printf 'compute-sanitizer reports problems in %s (run it yourself: make sanitize EX=%s):\n%s\n%s' \
+            "$(basename "$(program_path)")" "$(step_number)" "$(head -n 60 <<<"$output")" "$SANITIZE_HINT")" ;;
+    esac
 }

@@ -10,7 +10,7 @@ setup() {
     # and exits with $FAKE_STATUS.
     FAKE=$BATS_TEST_TMPDIR/workbook
     mkdir -p "$FAKE/04-fake"
-    printf 'print-program:\n\t@echo prog\nall solution:\n\t@true\n' >"$FAKE/04-fake/Makefile"
+    printf 'print-program:\n\t@echo prog\nall solution:\n\t@true\nprint-sanitize-args:\n\t@echo --check -n 1,33 -b 32\n' >"$FAKE/04-fake/Makefile"
     cat >"$FAKE/04-fake/prog" <<'SCRIPT'
 #!/usr/bin/env bash
 printf '%b' "$FAKE_OUTPUT"
@@ -93,6 +93,14 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     run grade_speed
     assert_failure
     assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
+    # Below both: the message says both, and what the floor is about.
+    PCT_HINT="The lesson of this step is reaching the limit of the memory."
+    FAKE_OUTPUT=$(timed_output 1.10 12.5)
+    run grade_speed
+    assert_failure
+    assert_output --partial "1.10x faster than the starting kernel; at least 1.50x is required"
+    assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
+    assert_output --partial "The lesson of this step is reaching the limit of the memory."
 }
 
 @test "the speed test does not time a step that is not correct" {
@@ -168,6 +176,177 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     [ "$SECONDS" -lt 5 ]
 }
 
+# Fake tools for the lesson and sanitizer tests: an ncu that writes the CSV
+# in $FAKE_CSV to its --log-file and says $FAKE_NCU_SAYS, a compute-sanitizer
+# that says $FAKE_SANITIZER_SAYS and exits $FAKE_SANITIZER_STATUS, and an nm
+# that names the learner's kernel "mine".
+fake_tools() {
+    TOOLS=$BATS_TEST_TMPDIR/tools
+    mkdir -p "$TOOLS"
+    cat >"$TOOLS/ncu" <<'SCRIPT'
+#!/usr/bin/env bash
+while [ $# -gt 0 ]; do [ "$1" = --log-file ] && { printf '%b' "$FAKE_CSV" >"$2"; shift; }; shift; done
+printf '%b' "${FAKE_NCU_SAYS:-}"
+exit "${FAKE_NCU_STATUS:-0}"
+SCRIPT
+    cat >"$TOOLS/compute-sanitizer" <<'SCRIPT'
+#!/usr/bin/env bash
+printf '%b' "${FAKE_SANITIZER_SAYS:-========= ERROR SUMMARY: 0 errors\n}"
+exit "${FAKE_SANITIZER_STATUS:-0}"
+SCRIPT
+    printf '#!/usr/bin/env bash\necho "0000000000000000 T _Z4minePKiPij"\n' >"$TOOLS/nm"
+    chmod +x "$TOOLS"/*
+    PATH=$TOOLS:$PATH
+    export FAKE_CSV="" FAKE_NCU_SAYS="" FAKE_NCU_STATUS=0 FAKE_SANITIZER_SAYS="" FAKE_SANITIZER_STATUS=0
+    GRADE_NCU=$TOOLS/ncu
+    GRADE_SANITIZER=$TOOLS/compute-sanitizer
+    LESSON_ARGS="-n 1024 -r 1"
+    LESSON_START=reduce_start
+    LESSON_METRIC=smsp__stores.sum/launch__grid_size
+    LESSON_WHAT="stores per block"
+    LESSON_FIX="Keep whole warps idle."
+    printf '04 lesson 2.0\n' >>"$GRADE_THRESHOLDS"
+}
+
+lesson_csv() {  # lesson_csv START YOURS: ncu's raw page, per block over 4 blocks
+    printf '"ID","Kernel Name","launch__grid_size","smsp__stores.sum"\n"","","",""\n'
+    printf '"0","_Z12reduce_startPKiPij","4","%s"\n' "$1"
+    printf '"1","_Z15flush_l2_kernelPK4int4mPi","528","1,000"\n'
+    printf '"2","_Z4minePKiPij","4","%s"\n' "$2"
+    printf '"3","_Z12reduce_startPKiPij","1","5"\n'
+}
+
+@test "the lesson test passes when the step's counter falls by its factor, and fails naming the figures" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/lesson")" "pass 20 55 2.0 thresholds.conf"
+    FAKE_CSV=$(lesson_csv 220 220)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "mine: 55 stores per block; the starting kernel reduce_start: 55. The lesson asks for at least 2.0x fewer"
+    assert_output --partial "Keep whole warps idle."
+    [[ $(cat "$GRADE_RESULTS/04/lesson") == "fail 55 55 2.0 thresholds.conf" ]]
+}
+
+@test "the lesson test fails when the learner's kernel is not among the launches" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80 | grep -v _Z4mine)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "ncu saw no launch of a kernel defined in your file"
+}
+
+@test "the lesson test skips, with the fix, where the counters are refused or ncu is missing; it never passes" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=""
+    FAKE_NCU_SAYS="==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0.\n"
+    FAKE_NCU_STATUS=1
+    run grade_lesson
+    assert_success  # a skipped test returns success to `run`; its verdict keeps the reason
+    run cat "$GRADE_RESULTS/04/lesson"
+    assert_output --regexp '^skip ncu may not read .*ERR_NVGPUCTRPERM.* Fix: .*NVreg_RestrictProfilingToAdminUsers=0'
+    GRADE_NCU=$BATS_TEST_TMPDIR/no/ncu
+    run grade_lesson
+    assert_success
+    run cat "$GRADE_RESULTS/04/lesson"
+    assert_output --regexp '^skip ncu \(Nsight Compute\) not found'
+    # Not on PATH either, nor beside nvcc: the grader looks there by itself.
+    unset GRADE_NCU
+    if ! command -v ncu >/dev/null && [ ! -x "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/ncu" ]; then
+        run grade_lesson
+        assert_success
+        [[ $(cat "$GRADE_RESULTS/04/lesson") == "skip ncu (Nsight Compute) not found"* ]]
+    fi
+}
+
+@test "the lesson and sanitizer tests score only a correct kernel, and skip where correctness was skipped" {
+    use_fake_step
+    fake_tools
+    record check-32 fail
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "not profiled: 04-fake is not correct yet"
+    run grade_sanitize
+    assert_failure
+    assert_output --partial "not sanitized: 04-fake is not correct yet"
+    record check-32 skip
+    run grade_lesson
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/lesson")" "skip not profiled: the correctness tests were skipped (no GPU)"
+    run grade_sanitize
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "skip not sanitized: the correctness tests were skipped (no GPU)"
+}
+
+@test "the sanitizer test passes when every tool is clean, fails naming the tool, skips without compute-sanitizer" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    run grade_sanitize
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "pass memcheck racecheck synccheck initcheck"
+    FAKE_SANITIZER_SAYS="========= Warning: Race reported between Write access at reduce+0x90\n========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n"
+    FAKE_SANITIZER_STATUS=99
+    run grade_sanitize
+    assert_failure
+    assert_output --partial "compute-sanitizer reports problems in prog"
+    assert_output --partial "Race reported between Write access"
+    [[ $(cat "$GRADE_RESULTS/04/sanitize") == fail* ]]
+    GRADE_SANITIZER=$BATS_TEST_TMPDIR/no/compute-sanitizer
+    run grade_sanitize
+    assert_success
+    [[ $(cat "$GRADE_RESULTS/04/sanitize") == "skip compute-sanitizer not found"* ]]
+}
+
+@test "a calibrated file that lacks a step or a metric falls back to the defaults for it" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    GRADING_DIR=$BATS_TEST_TMPDIR/grading
+    mkdir -p "$GRADING_DIR/thresholds"
+    printf '04 x_start 1.06\n08 x_start 1.05\n08 pct_ceiling 80\n04 lesson 2.0\n' >"$GRADING_DIR/thresholds.conf"
+    printf '04 x_start 1.31\n08 x_start 1.16\n' >"$GRADING_DIR/thresholds/gpu.conf"
+    assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 04 x_start)" "1.31 $GRADING_DIR/thresholds/gpu.conf"
+    assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 08 pct_ceiling)" "80 $GRADING_DIR/thresholds.conf"
+    assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 04 lesson)" "2.0 $GRADING_DIR/thresholds.conf"
+    assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 05 x_start)" ""
+    # The speed test, with a file that lacks step 04 altogether.
+    use_fake_step
+    GRADING_DIR=$BATS_TEST_TMPDIR/grading
+    printf '05 x_start 1.20\n' >"$GRADE_THRESHOLDS"
+    FAKE_OUTPUT=$(timed_output 1.10 22.40)
+    run grade_speed
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.10 1.06 22.40 - thresholds.conf"
+}
+
+@test "every lesson test names a metric the profile shows, a starting kernel, and a factor in thresholds.conf" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    for file in "$WORKBOOK_DIR"/grading/[0-9][0-9]-*.bats; do
+        grep -q '@test ".* lesson: ' "$file" || continue
+        step=$(basename "$file" .bats)
+        for var in LESSON_ARGS LESSON_START LESSON_METRIC LESSON_WHAT LESSON_FIX; do
+            grep -q "^$var=" "$file" || fail "$step sets no $var"
+        done
+        metrics=$(sed -n 's/^PROFILE_METRICS := //p' "$WORKBOOK_DIR/$step/Makefile")
+        for m in $(sed -n 's/^LESSON_METRIC=//p' "$file" | tr '/+-' '   '); do
+            [[ ,$metrics, == *,$m,* ]] || fail "$step: its lesson metric $m is not in its PROFILE_METRICS (make profile shows those)"
+        done
+        factor=$(threshold "$WORKBOOK_DIR/grading/thresholds.conf" "${step%%-*}" lesson)
+        [ -n "$factor" ] || fail "no lesson factor for $step in thresholds.conf"
+        at_least "$factor" 1.5 || fail "lesson factor $factor for $step would pass a kernel that barely moved"
+        grep -q "__global__ void $(sed -n 's/^LESSON_START=//p' "$file")\b" "$WORKBOOK_DIR"/common/*.cu "$WORKBOOK_DIR/$step/main.cu" ||
+            fail "$step: its LESSON_START names no kernel of the harness"
+    done
+}
+
 @test "the report: points per step, correctness before speed, and the same totals in every result file" {
     results=$BATS_TEST_TMPDIR/r
     mkdir -p "$results/04" "$results/05"
@@ -204,8 +383,8 @@ STREAM
     GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results" \
         --gradescope "$results/gs.json" --classroom "$results/cr.json"
     assert_success
-    assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +pass +8/8$'
-    assert_line --regexp '^05-reduction-sequential +pass +fail +not timed +fail +3/8$'
+    assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +- +- +pass +8/8$'
+    assert_line --regexp '^05-reduction-sequential +pass +fail +not timed +- +- +fail +3/8$'
     assert_line "total: 11 of 16 points on Fake GPU"
     # The result files agree with the summary, and are JSON.
     grep -q '"score": 11,' "$results/gs.json"
@@ -219,31 +398,63 @@ STREAM
     fi
 }
 
+@test "the report: lesson and sanitizer columns, their points, and a failed one fails the step" {
+    results=$BATS_TEST_TMPDIR/r
+    mkdir -p "$results/04"
+    echo pass >"$results/04/build"; echo pass >"$results/04/check-32"
+    echo "pass 1.61 1.06 22.4 - thresholds.conf" >"$results/04/speed"
+    echo "fail 55 55 2.0 thresholds.conf" >"$results/04/lesson"
+    echo "pass memcheck racecheck synccheck initcheck" >"$results/04/sanitize"
+    cat >"$results/bats-stream" <<'STREAM'
+1..5
+suite /x/grading/04-reduction-interleaved.bats
+begin 1 04 builds
+ok 1 04 builds in 5ms
+begin 2 04 correct with block 32
+ok 2 04 correct with block 32 in 5ms
+begin 3 04 faster than its starting kernel
+ok 3 04 faster than its starting kernel in 5ms
+begin 4 04 lesson: whole warps idle
+not ok 4 04 lesson: whole warps idle in 5ms
+# reduce_interleaved_strided: 55 warp-level shared-memory stores per block
+begin 5 04 clean under compute-sanitizer
+ok 5 04 clean under compute-sanitizer in 5ms
+STREAM
+    printf '04 build 1\n04 correct 2\n04 speed 3\n04 lesson 2\n04 sanitize 2\n' >"$results/points.conf"
+    GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results"
+    assert_success
+    assert_line --regexp '^step +build +correct +speedup: measured / required +lesson +sanitizer +result +points$'
+    assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +fail +pass +fail +8/10$'
+    assert_equal "$(cut -f2 "$results/tests.tsv" | tr '\n' ' ')" "build correct speed lesson sanitize "
+}
+
 @test "grading without a GPU skips every GPU test, says why, and passes; --require-gpu fails" {
     run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --solutions \
         --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml" \
         --gradescope "$BATS_TEST_TMPDIR/gs.json" --classroom "$BATS_TEST_TMPDIR/cr.json"
     assert_success
     assert_output --partial "# skip reduction_interleaved_solution: skipped: no usable CUDA device"
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +1/10$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +1/14$'
     # Skipped, not failed, in the result files; Gradescope has no such status, and its output says so.
-    assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 7
+    assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 9
     refute grep -q '"status": "fail"' "$BATS_TEST_TMPDIR/cr.json"
-    assert_equal "$(grep -c '"output": "skipped, not failed (Gradescope has no status for a skipped test)' "$BATS_TEST_TMPDIR/gs.json")" 7
+    assert_equal "$(grep -c '"output": "skipped, not failed (Gradescope has no status for a skipped test)' "$BATS_TEST_TMPDIR/gs.json")" 9
     refute grep -q '"status": "failed"' "$BATS_TEST_TMPDIR/gs.json"
     if command -v python3 >/dev/null; then
         python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' "$BATS_TEST_TMPDIR/gs.json" "$BATS_TEST_TMPDIR/cr.json"
     fi
+    assert_output --partial "# skip not profiled: the correctness tests were skipped (no GPU)"
+    assert_output --partial "# skip not sanitized: the correctness tests were skipped (no GPU)"
     # JUnit: complete, one testcase per test, the skips marked.
     run cat "$BATS_TEST_TMPDIR/junit.xml"
-    assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="8" failures="0" errors="0" skipped="7"'
+    assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="10" failures="0" errors="0" skipped="9"'
     assert_line '</testsuites>'
     run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --solutions --require-gpu \
         --results "$BATS_TEST_TMPDIR/g"
     assert_failure 1
     assert_output --partial "no GPU, and REQUIRE_GPU=1"
     # The table says why, rather than a verdict on a kernel that never ran.
-    assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +1/10$'
+    assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +no GPU +no GPU +1/14$'
     assert_line --partial "no GPU: the GPU tests of step(s) 04 could not run here"
 }
 
@@ -334,17 +545,18 @@ SCRIPT
     rm -f "$FAKE_RUN"
 }
 
-@test "calibrate writes a fraction of the median speedup, with the raw figures, for this GPU" {
+@test "calibrate writes a share of the median gain, with the raw figures, for this GPU" {
     fake_calibration_workbook
-    FAKE_X="1.60 1.62 1.61 1.59 1.61" FAKE_CEILING="3000 3010 2995 3005 3000" run "$W/grading/calibrate" --runs 5
+    FAKE_X="1.60 1.62 1.60 1.59 1.61" FAKE_CEILING="3000 3010 2995 3005 3000" run "$W/grading/calibrate" --runs 5
     assert_success
     file=$W/grading/thresholds/fake-gpu-9000.conf
     assert [ -f "$file" ]
     source "$WORKBOOK_DIR/grading/common.bash"
-    assert_equal "$(threshold "$file" 04 x_start)" 1.29  # 0.80 x 1.61
+    assert_equal "$(threshold "$file" 04 x_start)" 1.30  # 1 + 0.5 x (1.60 - 1)
     run cat "$file"
     assert_output --partial "Fake GPU 9000"
-    assert_output --partial "1.60 1.62 1.61 1.59 1.61"
+    assert_output --partial "1.60 1.62 1.60 1.59 1.61"
+    assert_output --partial "min = 1 + f x (median - 1), f = 0.5"
 }
 
 @test "calibrate keeps the threshold above the noise, and refuses a noisy or throttling GPU" {
@@ -359,10 +571,20 @@ SCRIPT
     assert_output --partial "the ceiling measured in the same runs moved by 13.3%"
     assert [ ! -e "$W/grading/thresholds/fake-gpu-9000.conf" ]
     rm -f "$FAKE_RUN"
-    FAKE_X="1.30 1.29 1.29 1.29 1.28" FAKE_CEILING="3000 3000 3000 3000 3000" run "$W/grading/calibrate" --runs 5
+    FAKE_X="1.30 1.29 1.30 1.30 1.31" FAKE_CEILING="3000 3000 3000 3000 3000" run "$W/grading/calibrate" --runs 5
     assert_success
     source "$WORKBOOK_DIR/grading/common.bash"
-    assert_equal "$(threshold "$W/grading/thresholds/fake-gpu-9000.conf" 04 x_start)" 1.03  # 0.8 x 1.29
+    assert_equal "$(threshold "$W/grading/thresholds/fake-gpu-9000.conf" 04 x_start)" 1.15  # 1 + 0.5 x 0.30, not 0.8 x 1.30 = 1.04
+}
+
+@test "calibrate writes a floor on the share of the ceiling for a step whose defaults have one" {
+    fake_calibration_workbook
+    printf '04 x_start 1.06\n04 pct_ceiling 20\n' >"$W/grading/thresholds.conf"
+    FAKE_X="1.60 1.62 1.60 1.59 1.61" FAKE_CEILING="3000 3010 2995 3005 3000" run "$W/grading/calibrate" --runs 5
+    assert_success
+    source "$WORKBOOK_DIR/grading/common.bash"
+    assert_equal "$(threshold "$W/grading/thresholds/fake-gpu-9000.conf" 04 pct_ceiling)" 45  # 0.9 x 50
+    assert_equal "$(threshold "$W/grading/thresholds/fake-gpu-9000.conf" 04 x_start)" 1.30
 }
 
 @test "batch grading: each student in a pristine copy, only their exercise files, one gradebook" {
@@ -407,6 +629,6 @@ SCRIPT
     before=$(stat -c '%Y %s' "$flags" 2>/dev/null; cat "$flags" 2>/dev/null)
     run env -i CUDA_VISIBLE_DEVICES= "${build[@]}" /bin/bash "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
     assert_success
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +1/10$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +1/14$'
     [ ! -f "$flags" ] || assert_equal "$(stat -c '%Y %s' "$flags"; cat "$flags")" "$before"
 }
