@@ -17,7 +17,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 # The steps EX names (all of them without EX).
 PICKED := $(if $(EX),$(foreach e,$(EX),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean $(STEPS)
+.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean micro-atomics $(STEPS)
 
 all: $(STEPS)
 
@@ -35,6 +35,7 @@ help:
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson"
 	@echo "make test-mutants    (GPU) check that grading catches 24 planted mistakes"
+	@echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
 	@echo "make clean           remove every build output"
 
 # The tests' TAP goes to results/tests.tap too; the last lines say what was skipped.
@@ -73,5 +74,18 @@ profile:
 	$(call one_step,profile)
 	$(MAKE) -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
 
+# The atomics microbenchmark (common/micro/atomics.cu): its table goes to the
+# screen and to results/micro-atomics.txt, which make readme-figures copies
+# into the READMEs that use it.
+MICRO_ATOMICS := common/micro/build/atomics
+$(MICRO_ATOMICS): common/micro/atomics.cu common/block_sum.cuh
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Icommon -o $@ $<
+
+micro-atomics: $(MICRO_ATOMICS)
+	@mkdir -p results
+	set -o pipefail; $(MICRO_ATOMICS) | tee results/micro-atomics.txt.new && mv results/micro-atomics.txt.new results/micro-atomics.txt
+
 clean:
 	for s in $(STEPS); do $(MAKE) -C $$s clean; done
+	rm -rf common/micro/build
