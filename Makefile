@@ -17,7 +17,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 # The steps EX names (all of them without EX).
 PICKED := $(if $(EX),$(foreach e,$(EX),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean micro-atomics $(STEPS)
+.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean micro-atomics handout $(STEPS)
 
 all: $(STEPS)
 
@@ -36,6 +36,7 @@ help:
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson"
 	@echo "make test-mutants    (GPU) check that grading catches 24 planted mistakes"
 	@echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
+	@echo "make handout STEP=05 DEST=dir   a copy for a class: the steps up to 05, no solutions"
 	@echo "make clean           remove every build output"
 
 # The tests' TAP goes to results/tests.tap too; the last lines say what was skipped.
@@ -50,17 +51,30 @@ grade:
 	    $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
 	    $(if $(CLASSROOM),--classroom "$(CLASSROOM)")
 
+# Without solutions/ (a copy handed out to a class), bench, calibrate and
+# test-mutants have nothing to run: they say so and succeed.
+UNSOLVED := $(filter-out $(SOLVED),$(STEPS))
+define say_unsolved
+$(if $(UNSOLVED),@echo "make $(1): skipped $(words $(UNSOLVED)) step(s) with no reference solution in solutions/: $(UNSOLVED)" >&2)
+endef
+
 bench: $(SOLVED)
-	common/bench.sh $(SOLVED)
+	$(call say_unsolved,bench)
+	$(if $(SOLVED),common/bench.sh $(SOLVED))
 
 calibrate: $(SOLVED)
-	grading/calibrate
+	$(call say_unsolved,calibrate)
+	$(if $(SOLVED),grading/calibrate)
 
 readme-figures:
 	common/readme-figures.sh
 
 test-mutants: all
-	tests/mutants/run
+	$(if $(wildcard tests/mutants/run),tests/mutants/run,@echo "make test-mutants: skipped: no tests/mutants/ here (it plants mistakes in copies of solutions/)" >&2)
+
+handout:
+	$(if $(and $(STEP),$(DEST)),,$(error name the last step and a new folder: make handout STEP=05 DEST=../workbook-05))
+	common/handout.sh "$(STEP)" "$(DEST)"
 
 define one_step
 $(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04))
