@@ -68,3 +68,22 @@ $output"
     assert_output --partial "04-reduction-interleaved/README.md"
     assert_output --partial "1.61x"
 }
+
+@test "make readme-figures copies the atomics microbenchmark's table into the READMEs that show it" {
+    local copy=$BATS_TEST_TMPDIR/workbook
+    mkdir -p "$copy"
+    cp -r "$WORKBOOK_DIR"/[0-9][0-9]-* "$WORKBOOK_DIR/README.md" "$WORKBOOK_DIR/common" "$copy/"
+    printf 'atomics on a fake GPU\n  131072   67108864   9.9999\n' >"$BATS_TEST_TMPDIR/micro.txt"
+    MICRO_ATOMICS=$BATS_TEST_TMPDIR/micro.txt run "$copy/common/readme-figures.sh" \
+        "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" "$copy"
+    assert_success
+    run sed -n '/^<!-- micro:atomics -->$/,/^<!-- \/micro -->$/p' "$copy/06-reduction-direct/README.md"
+    assert_line 'atomics on a fake GPU'
+    assert_line '  131072   67108864   9.9999'
+    refute_line --partial 'NVIDIA H100'  # the old table is gone
+    # Outside the block, nothing changed.
+    diff <(sed '/^<!-- micro:atomics -->$/,/^<!-- \/micro -->$/d; /^<!-- bench:06 -->$/,/^<!-- \/bench -->$/d' \
+        "$WORKBOOK_DIR/06-reduction-direct/README.md") \
+        <(sed '/^<!-- micro:atomics -->$/,/^<!-- \/micro -->$/d; /^<!-- bench:06 -->$/,/^<!-- \/bench -->$/d' \
+        "$copy/06-reduction-direct/README.md")
+}
