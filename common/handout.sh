@@ -9,6 +9,7 @@
 #   the steps after STEP        each one's main.cu holds the previous step's answer
 #   their grading/NN-*.bats     the grader's tests of steps not handed out
 #   common/block_sum.cuh        step 07's answer, which only step 08 needs
+#   common/micro/               before step 08: it times steps 06's and 07's kernels
 #   tests/mutants/              planted mistakes in copies of the solutions
 # Each step's main.cu still holds the previous step's answer (05's holds
 # 04's): that is its starting kernel. Hand out one step at a time to keep
@@ -46,6 +47,7 @@ keep() {
     case $path in
     solutions/* | tests/mutants/* | .dev/* | .tools/*) return 1 ;;
     common/block_sum.cuh) [ "$step" \> 07 ] ;;  # only step 08 includes it
+    common/micro/*) [ "$step" \> 07 ] ;;       # it holds steps 06's and 07's kernels
     [0-9][0-9]-*/*) n=${path%%-*}; [ ! "$n" \> "$step" ] ;;
     grading/[0-9][0-9]-*.bats) n=${path#grading/}; n=${n%%-*}; [ ! "$n" \> "$step" ] ;;
     *) return 0 ;;

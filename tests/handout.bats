@@ -60,6 +60,7 @@ leaked_answers() {
     assert [ ! -e "$dest/08-cascaded" ]
     assert [ ! -e "$dest/solutions" ]
     assert [ ! -e "$dest/common/block_sum.cuh" ]
+    assert [ ! -e "$dest/common/micro" ]
     assert [ ! -e "$dest/grading/06-reduction-direct.bats" ]
     assert [ -f "$dest/grading/05-reduction-sequential.bats" ]
     assert [ ! -e "$dest/tests/mutants" ]
