@@ -33,7 +33,7 @@ help:
 	@echo "make calibrate       measure this GPU and write its own speed thresholds"
 	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
-	@echo "make profile EX=05   the ncu metrics that show one step's lesson"
+	@echo "make profile EX=05   the ncu metrics that show one step's lesson (kept in results/profile-05.txt)"
 	@echo "make test-mutants    (GPU) check that grading catches 24 planted mistakes"
 	@echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
 	@echo "make handout STEP=05 DEST=dir   a copy for a class: the steps up to 05, no solutions"
@@ -84,9 +84,16 @@ sanitize:
 	$(call one_step,sanitize)
 	$(MAKE) -C $(PICKED) sanitize $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
 
+# The profile also goes to results/profile-NN.txt, headed by what ran where:
+# make readme-figures copies it into the step's README.
+PROFILED = results/profile-$(firstword $(subst -, ,$(PICKED))).txt
 profile:
 	$(call one_step,profile)
-	$(MAKE) -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
+	@mkdir -p results
+	set -o pipefail; { \
+	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), $$(date -u +%Y-%m-%d):"; \
+	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1); \
+	} | tee $(PROFILED).new && mv $(PROFILED).new $(PROFILED) || { status=$$?; rm -f $(PROFILED).new; exit $$status; }
 
 # The atomics microbenchmark (common/micro/atomics.cu): its table goes to the
 # screen and to results/micro-atomics.txt, which make readme-figures copies

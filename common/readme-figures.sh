@@ -74,3 +74,17 @@ if [ -s "$micro" ]; then
 else
     echo "readme-figures: no $micro: the atomics tables stay as they are (make micro-atomics writes it)" >&2
 fi
+
+# Each step's last `make profile` output (results/profile-NN.txt, headed by
+# what ran where) into its README's <!-- profile:NN --> block.
+for readme in "$root"/[0-9][0-9]-*/README.md; do
+    number=$(basename "$(dirname "$readme")"); number=${number%%-*}
+    grep -q "^<!-- profile:$number -->$" "$readme" || continue
+    profiled=$(dirname "$log")/profile-$number.txt
+    [ -s "$profiled" ] || { echo "readme-figures: no $profiled: step $number's profile stays as it is" >&2; continue; }
+    awk -v number="$number" -v table="$(cat "$profiled")" '
+    $0 == "<!-- profile:" number " -->" { print; print "```"; print table; print "```"; skip = 1; next }
+    $0 == "<!-- /profile -->" { skip = 0 }
+    !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    echo "updated $readme (profile)" >&2
+done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The READMEs' measured figures come from a run: the tables that
-# `make readme-figures` writes between <!-- bench:... --> or
-# <!-- micro:atomics --> and their closing markers. A speedup ("1.61x") or a
+# `make readme-figures` writes between <!-- bench:... -->, <!-- micro:atomics -->
+# or <!-- profile:NN --> and their closing markers. A speedup ("1.61x") or a
 # time ("0.1635 ms") in the prose around them must be one of those figures
 # (to the digits the prose gives), a threshold from grading/thresholds.conf,
 # or stand in a paragraph that says where it comes from: a published figure
@@ -15,8 +15,8 @@ load helpers
 # of grading/thresholds.conf: the figures prose may quote.
 measured_figures() {
     awk '
-    /^<!-- (bench:[a-z0-9]+|micro:atomics) -->$/ { inside = 1; next }
-    /^<!-- \/(bench|micro) -->$/ { inside = 0; next }
+    /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+) -->$/ { inside = 1; next }
+    /^<!-- \/(bench|micro|profile) -->$/ { inside = 0; next }
     inside { while (match($0, /[0-9]+(\.[0-9]+)?/)) { print substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH) } }
     ' "$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md
     grep -v '^#' "$WORKBOOK_DIR/grading/thresholds.conf" | grep -oE '[0-9]+\.[0-9]+'
@@ -43,8 +43,8 @@ unmatched_figures() {
             para = ""; count = 0
         }
         FNR == NR { pool[$0] = 1; next }
-        /^<!-- (bench:[a-z0-9]+|micro:atomics) -->$/ { check(); inside = 1; next }
-        /^<!-- \/(bench|micro) -->$/ { inside = 0; next }
+        /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+) -->$/ { check(); inside = 1; next }
+        /^<!-- \/(bench|micro|profile) -->$/ { inside = 0; next }
         inside { next }
         /^[[:space:]]*$/ { check(); next }
         { para = para " " $0; text[++count] = $0; at[count] = FNR }
@@ -69,14 +69,21 @@ $output"
     assert_output --partial "1.61x"
 }
 
-@test "make readme-figures copies the atomics microbenchmark's table into the READMEs that show it" {
+@test "make readme-figures copies the atomics table and a step's last profile into the READMEs that show them" {
     local copy=$BATS_TEST_TMPDIR/workbook
     mkdir -p "$copy"
     cp -r "$WORKBOOK_DIR"/[0-9][0-9]-* "$WORKBOOK_DIR/README.md" "$WORKBOOK_DIR/common" "$copy/"
     printf 'atomics on a fake GPU\n  131072   67108864   9.9999\n' >"$BATS_TEST_TMPDIR/micro.txt"
+    # make profile's output for step 04 lies beside the log.
+    mkdir -p "$BATS_TEST_TMPDIR/results"
+    cp "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" "$BATS_TEST_TMPDIR/results/bench.log"
+    printf 'Measured on a fake GPU\n  reduce_interleaved_masked   12,345\n' >"$BATS_TEST_TMPDIR/results/profile-04.txt"
     MICRO_ATOMICS=$BATS_TEST_TMPDIR/micro.txt run "$copy/common/readme-figures.sh" \
-        "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" "$copy"
+        "$BATS_TEST_TMPDIR/results/bench.log" "$copy"
     assert_success
+    run sed -n '/^<!-- profile:04 -->$/,/^<!-- \/profile -->$/p' "$copy/04-reduction-interleaved/README.md"
+    assert_line '  reduce_interleaved_masked   12,345'
+    refute_line --partial '8,126,464'  # the old profile is gone
     run sed -n '/^<!-- micro:atomics -->$/,/^<!-- \/micro -->$/p' "$copy/06-reduction-direct/README.md"
     assert_line 'atomics on a fake GPU'
     assert_line '  131072   67108864   9.9999'
