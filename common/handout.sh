@@ -59,4 +59,7 @@ while IFS= read -r path; do
     keep "$path" || continue
     mkdir -p "$dest/$(dirname "$path")" && cp -p "$path" "$dest/$path" || exit 2
 done <<<"$files"
+# The top README's table of steps lists only the steps handed out.
+awk -v last="$step" '/^\| \[[0-9][0-9]-/ && substr($0, 4, 2) > last { next } { print }' "$dest/README.md" \
+    >"$dest/README.md.new" && mv "$dest/README.md.new" "$dest/README.md"
 echo "handout: wrote $dest: steps $(cd "$dest" && echo [0-9][0-9]-* | sed 's/ /, /g'); no solutions/" >&2

@@ -64,6 +64,11 @@ leaked_answers() {
     assert [ ! -e "$dest/grading/06-reduction-direct.bats" ]
     assert [ -f "$dest/grading/05-reduction-sequential.bats" ]
     assert [ ! -e "$dest/tests/mutants" ]
+    # The top README's table of steps lists the steps handed out, and no others.
+    run grep -c '^| \[0[1-5]-' "$dest/README.md"
+    assert_output 5
+    run grep '^| \[0[6-8]-' "$dest/README.md"
+    assert_failure
     # No build outputs, no results.
     run find "$dest" -name build -o -name results -o -name '*.o'
     assert_output ""
