@@ -70,6 +70,7 @@ $output"
 }
 
 @test "make readme-figures copies the atomics table and a step's last profile into the READMEs that show them" {
+    [ -f "$WORKBOOK_DIR/06-reduction-direct/README.md" ] || skip "no step 06 in this copy (a handout): no atomics table"
     local copy=$BATS_TEST_TMPDIR/workbook
     mkdir -p "$copy"
     cp -r "$WORKBOOK_DIR"/[0-9][0-9]-* "$WORKBOOK_DIR/README.md" "$WORKBOOK_DIR/common" "$copy/"
