@@ -1,12 +1,13 @@
 #!/usr/bin/env bats
 # The READMEs' measured figures come from a run: the tables that
 # `make readme-figures` writes between <!-- bench:... -->, <!-- micro:atomics -->
-# or <!-- profile:NN --> and their closing markers. A speedup ("1.61x") or a
-# time ("0.1635 ms") in the prose around them must be one of those figures
-# (to the digits the prose gives), a threshold from grading/thresholds.conf,
-# or stand in a paragraph that says where it comes from: a published figure
-# (Harris's G80, an RTX 3050), or a one-off run with its command. So when the tables are
-# measured again, prose that was copied by hand from an older run shows here.
+# or <!-- profile:NN --> and their closing markers. A speedup ("1.61x"), a
+# time ("0.1635 ms") or a share ("53.8%") in the prose around them must be one
+# of those figures (to the digits the prose gives), a threshold from
+# grading/thresholds.conf, or stand in a paragraph that says where it comes
+# from: a published figure (Harris's G80, an RTX 3050), or a one-off run with
+# its command. So when the tables are measured again, prose that was copied
+# by hand from an older run shows here.
 # Needs no GPU.
 
 load helpers
@@ -31,9 +32,9 @@ unmatched_figures() {
             if (para !~ /published|one-off|Harris|G80|RTX 3050/)
                 for (i = 1; i <= count; i++) {
                     line = text[i]
-                    while (match(line, /[0-9]+\.[0-9]+(x| ms)/)) {
+                    while (match(line, /[0-9]+\.[0-9]+(x| ms|%)/)) {
                         figure = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
-                        value = figure; sub(/(x| ms)$/, "", value)
+                        value = figure; sub(/(x| ms|%)$/, "", value)
                         decimals = length(value) - index(value, ".")
                         found = 0
                         for (p in pool) if (sprintf("%." decimals "f", p) == value) { found = 1; break }
@@ -52,7 +53,7 @@ unmatched_figures() {
     done
 }
 
-@test "every speedup and time in the READMEs' prose is a figure of their measured tables, or marked published" {
+@test "every speedup, time and share in the READMEs' prose is a figure of their measured tables, or marked published" {
     measured_figures | sort -u >"$BATS_TEST_TMPDIR/pool"
     [ "$(wc -l <"$BATS_TEST_TMPDIR/pool")" -ge 50 ] || fail "the READMEs' measured tables were not found"
     run unmatched_figures "$BATS_TEST_TMPDIR/pool"
