@@ -19,7 +19,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))
 PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean $(STEPS)
+.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean micro-atomics handout $(STEPS)
 
 all: $(STEPS)
 
@@ -36,8 +36,10 @@ help:
 	@echo "make calibrate       measure this GPU and write its own speed thresholds"
 	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
-	@echo "make profile EX=05   the ncu metrics that show one step's lesson"
+	@echo "make profile EX=05   the ncu metrics that show one step's lesson (kept in results/profile-05.txt)"
 	@echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants"
+	@echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
+	@echo "make handout STEP=05 DEST=dir   a copy for a class: the steps up to 05, no solutions"
 	@echo "make clean           remove every build output"
 
 # The tests' TAP goes to results/tests.tap too; the last lines say what was skipped.
@@ -52,17 +54,30 @@ grade:
 	    $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
 	    $(if $(CLASSROOM),--classroom "$(CLASSROOM)")
 
+# Without solutions/ (a copy handed out to a class), bench, calibrate and
+# test-mutants have nothing to run: they say so and succeed.
+UNSOLVED := $(filter-out $(SOLVED),$(STEPS))
+define say_unsolved
+$(if $(UNSOLVED),@echo "make $(1): skipped $(words $(UNSOLVED)) step(s) with no reference solution in solutions/: $(UNSOLVED)" >&2)
+endef
+
 bench: $(SOLVED)
-	common/bench.sh $(SOLVED)
+	$(call say_unsolved,bench)
+	$(if $(SOLVED),common/bench.sh $(SOLVED))
 
 calibrate: $(SOLVED)
-	grading/calibrate
+	$(call say_unsolved,calibrate)
+	$(if $(SOLVED),grading/calibrate)
 
 readme-figures:
 	common/readme-figures.sh
 
 test-mutants: all
-	tests/mutants/run
+	$(if $(wildcard tests/mutants/run),tests/mutants/run,@echo "make test-mutants: skipped: no tests/mutants/ here (it plants mistakes in copies of solutions/)" >&2)
+
+handout:
+	$(if $(and $(STEP),$(DEST)),,$(error name the last step and a new folder: make handout STEP=05 DEST=../workbook-05))
+	common/handout.sh "$(STEP)" "$(DEST)"
 
 define one_step
 $(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04 (EX=$(EX) names $(words $(PICKED)))))
@@ -72,9 +87,30 @@ sanitize:
 	$(call one_step,sanitize)
 	$(MAKE) -C $(PICKED) sanitize $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
 
+# The profile also goes to results/profile-NN.txt, headed by what ran where:
+# make readme-figures copies it into the step's README.
+PROFILED = results/profile-$(firstword $(subst -, ,$(PICKED))).txt
 profile:
 	$(call one_step,profile)
-	$(MAKE) -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
+	@mkdir -p results
+	set -o pipefail; { \
+	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), $$(date -u +%Y-%m-%d):"; \
+	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1); \
+	} | tee $(PROFILED).new && mv $(PROFILED).new $(PROFILED) || { status=$$?; rm -f $(PROFILED).new; exit $$status; }
+
+# The atomics microbenchmark (common/micro/atomics.cu): its table goes to the
+# screen and to results/micro-atomics.txt, which make readme-figures copies
+# into the READMEs that use it.
+MICRO_ATOMICS := common/micro/build/atomics
+$(MICRO_ATOMICS): common/micro/atomics.cu common/block_sum.cuh
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Icommon -o $@ $<
+
+micro-atomics: $(if $(wildcard common/micro/atomics.cu),$(MICRO_ATOMICS))
+	$(if $(wildcard common/micro/atomics.cu),,$(error no common/micro/atomics.cu in this copy: it is handed out with step 08))
+	@mkdir -p results
+	set -o pipefail; $(MICRO_ATOMICS) | tee results/micro-atomics.txt.new && mv results/micro-atomics.txt.new results/micro-atomics.txt
 
 clean:
 	for s in $(STEPS); do $(MAKE) -C $$s clean; done
+	rm -rf common/micro/build

@@ -5,9 +5,10 @@
 //   make -C .. grade EX=02                what the grader says
 //
 // The given kernel (step 01's solution, in main.cu) adds every product into
-// C[row * n + col] in global memory: a load and a store per k, 2n accesses per
-// element where one store would do. Sum into a local variable -- it lives in
-// a register -- and write C once, at the end. Then nobody needs to clear C
+// C[row * n + col] in global memory. The compiler keeps the value it has just
+// stored, so it loads C once, but it must store C at every k: n stores per
+// element where one would do (README.md shows the profile). Sum into a local
+// variable -- it lives in a register -- and write C once, at the end. Then nobody needs to clear C
 // first: run_register has no memset.
 #include "matmul.h"
 

@@ -5,9 +5,43 @@
 //   ./reduction_interleaved --help
 //
 // Given: the track's first kernel, reduce_interleaved_divergent (in
-// ../common/reduction.cu). Yours: reduce_interleaved_strided, in
-// reduction_interleaved.cu.
+// ../common/reduction.cu), and below, for comparison only, the same divergent
+// tree with its `%` replaced by a mask. Yours: reduce_interleaved_strided, in
+// reduction_interleaved.cu. The three rows of the table split your gain: from
+// the given kernel to the masked one is what the `%` cost; from the masked one
+// to yours is what removing the divergence gained, less what the bank
+// conflicts of the strided index cost (step 05).
 #include "reduction.h"
+
+// The given tree, the same threads busy at every level, but `tid % (2*s) == 0`
+// written as a mask: 2*s is a power of two, so tid is a multiple of it exactly
+// when its low log2(2s) bits are zero. One AND instead of a division sequence.
+__global__ void reduce_interleaved_masked(const int *in, int *out, unsigned int n)
+{
+    extern __shared__ int partial[];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * blockDim.x + tid;
+
+    partial[tid] = (i < n) ? in[i] : 0;
+    __syncthreads();
+
+    for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+        if ((tid & (2 * s - 1)) == 0)  // still every 2s-th thread: the warps stay split
+            partial[tid] += partial[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0)
+        out[blockIdx.x] = partial[0];
+}
+
+static void sum_interleaved_masked(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+{
+    reduce_in_passes(reduce_interleaved_masked, 1, d_in, n, block, d_work, d_sum);
+}
+
+static const reduce_kernel given[] = {
+    {"interleaved_masked", "interleaved, divergent, mask for %", sum_interleaved_masked},
+};
 
 // Defined in reduction_interleaved.cu (yours) or in the solution.
 void sum_interleaved_strided(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
@@ -25,5 +59,7 @@ int main(int argc, char **argv)
         yours,
         1,
     };
+    step.compare = given;  // checked, then timed when timing; --check runs only yours
+    step.compare_count = 1;
     return reduction_main(argc, argv, &step);
 }

@@ -113,7 +113,7 @@ static void print_usage(const option_spec *spec)
 {
     printf("usage: %s [options]\n", program_name);
     printf("%s\n\n", spec->summary);
-    printf("  -n, --size LIST    %s: a whole number or 2^k, or a comma-separated list\n", spec->size_meaning);
+    printf("  -n, --size LIST    %s: a whole number, 2^k or 2^k+c, or a comma-separated list\n", spec->size_meaning);
     printf("                     (default %llu; at most %llu)\n", spec->default_size, spec->max_size);
     if (spec->block_2d)
         printf("  -b, --block LIST   threads per block, XxY or X for XxX: %s\n", spec->block_rule);
@@ -144,7 +144,7 @@ static void usage_error(const char *format, ...)
     exit(EXIT_USAGE);
 }
 
-// A whole number, or 2^k. Returns false if `text` is neither.
+// A whole number, 2^k, or 2^k+c or 2^k-c. Returns false if `text` is none of them.
 static bool parse_count(const char *text, unsigned long long *value)
 {
     char *end;
@@ -161,6 +161,16 @@ static bool parse_count(const char *text, unsigned long long *value)
         if (k > 62)
             return false;
         v = 1ull << k;
+        // 2^k+c or 2^k-c: a size just past or short of a power of two, where
+        // the last block is the one with a single element or one missing.
+        if ((end[0] == '+' || end[0] == '-') && end[1] >= '0' && end[1] <= '9') {
+            char sign = end[0];
+            errno = 0;
+            unsigned long long c = strtoull(end + 1, &end, 10);
+            if (errno || (sign == '-' && c > v) || (sign == '+' && c > ~0ull - v))
+                return false;
+            v = (sign == '+') ? v + c : v - c;
+        }
     }
     if (*end != '\0')
         return false;
@@ -191,7 +201,7 @@ static void parse_sizes(const char *arg, const option_spec *spec, options *opt)
     for (int i = 0; i < count; i++) {
         unsigned long long v;
         if (!parse_count(items[i], &v))
-            usage_error("bad size '%s': expected a whole number such as 1000, or 2^k such as 2^20", items[i]);
+            usage_error("bad size '%s': expected a whole number such as 1000, 2^k such as 2^20, or 2^k+c such as 2^24+1", items[i]);
         if (v < 1 || v > spec->max_size)
             usage_error("size %s is out of range: %s must be 1 to %llu", items[i], spec->size_meaning, spec->max_size);
         opt->sizes[i] = v;

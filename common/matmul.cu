@@ -9,9 +9,12 @@
 //      read past the end spoils a result; a poison after C, which must come
 //      back untouched -- and once on buffers of exactly N*N floats, where
 //      compute-sanitizer's memcheck sees any access out of bounds. The error
-//      allowed is a relative Frobenius norm of 1e-4: fp32 products of any order
-//      land near 1e-6, while a dropped term, a wrong index or TF32 arithmetic
-//      (about 3e-4) land above;
+//      allowed is a relative Frobenius norm of 1e-4 over the whole matrix:
+//      fp32 products of any order land near 1e-6, while a term dropped from
+//      every element (a k loop one short), a wrong index or TF32 arithmetic
+//      (about 3e-4) land above. A mistake confined to a few elements of a
+//      large matrix can stay below it; at the small sizes --check runs, one
+//      wrong element is a large share of the norm;
 //   3. time (unless --check): cuBLAS (the ceiling), the track's first kernel,
 //      the step's starting kernel, the learner's, interleaved, the L2 flushed
 //      before each run.

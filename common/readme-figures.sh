@@ -68,3 +68,34 @@ if grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
     !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
     echo "updated $readme" >&2
 fi
+
+# The atomics microbenchmark's table (make micro-atomics), as it printed it,
+# into every README with a <!-- micro:atomics --> block. MICRO_ATOMICS names
+# another output file; without one, those blocks stay as they are.
+micro=${MICRO_ATOMICS:-$(dirname "$log")/micro-atomics.txt}
+if [ -s "$micro" ]; then
+    for readme in "$root"/README.md "$root"/[0-9][0-9]-*/README.md; do
+        grep -q '^<!-- micro:atomics -->$' "$readme" || continue
+        awk -v table="$(cat "$micro")" '
+        $0 == "<!-- micro:atomics -->" { print; print "```"; print table; print "```"; skip = 1; next }
+        $0 == "<!-- /micro -->" { skip = 0 }
+        !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+        echo "updated $readme (atomics)" >&2
+    done
+else
+    echo "readme-figures: no $micro: the atomics tables stay as they are (make micro-atomics writes it)" >&2
+fi
+
+# Each step's last `make profile` output (results/profile-NN.txt, headed by
+# what ran where) into its README's <!-- profile:NN --> block.
+for readme in "$root"/[0-9][0-9]-*/README.md; do
+    number=$(basename "$(dirname "$readme")"); number=${number%%-*}
+    grep -q "^<!-- profile:$number -->$" "$readme" || continue
+    profiled=$(dirname "$log")/profile-$number.txt
+    [ -s "$profiled" ] || { echo "readme-figures: no $profiled: step $number's profile stays as it is" >&2; continue; }
+    awk -v number="$number" -v table="$(cat "$profiled")" '
+    $0 == "<!-- profile:" number " -->" { print; print "```"; print table; print "```"; skip = 1; next }
+    $0 == "<!-- /profile -->" { skip = 0 }
+    !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    echo "updated $readme (profile)" >&2
+done

@@ -7,7 +7,8 @@
 //      exact size, so that compute-sanitizer's memcheck sees such a read.
 //   2. time (unless --check): a device-to-device copy of the same bytes (the
 //      ceiling), the track's first kernel, the step's starting kernel and the
-//      learner's, interleaved, the L2 flushed before each run.
+//      learner's (and any given kernel the step compares them with),
+//      interleaved, the L2 flushed before each run.
 //
 // Napkin math for the ceiling: a reduction reads 4n bytes and writes nothing
 // worth counting, so its best time is 4n bytes over the memory bandwidth. The
@@ -325,6 +326,8 @@ int reduction_main(int argc, char **argv, const reduce_step *step)
         if (step->start.sum != track_first_kernel.sum)
             cs[count++] = (contender){&track_first_kernel, "first"};
         cs[count++] = (contender){&step->start, "start"};
+        for (int i = 0; i < step->compare_count; i++)
+            cs[count++] = (contender){&step->compare[i], "given"};
     }
     for (int i = 0; i < step->yours_count; i++)
         cs[count++] = (contender){&step->yours[i], "yours"};

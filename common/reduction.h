@@ -31,6 +31,8 @@ typedef struct {
     int yours_count;
     reduce_kernel beyond;          // optional: past the lesson (sum == NULL: none)
     reduce_kernel library;         // optional: a library's reduction, e.g. CUB
+    const reduce_kernel *compare;  // optional: more given kernels, timed beside the start to split its gain
+    int compare_count;
 } reduce_step;
 
 // Parse the options, check every kernel, time them, print; returns the exit code.

@@ -429,11 +429,14 @@ STREAM
 }
 
 @test "grading without a GPU skips every GPU test, says why, and passes; --require-gpu fails" {
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --solutions \
+    # The reference solution, or in a copy handed out without solutions/, the exercise.
+    local solutions=--solutions program=reduction_interleaved_solution
+    [ -d "$WORKBOOK_DIR/solutions/04-reduction-interleaved" ] || { solutions=; program=reduction_interleaved; }
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 $solutions \
         --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml" \
         --gradescope "$BATS_TEST_TMPDIR/gs.json" --classroom "$BATS_TEST_TMPDIR/cr.json"
     assert_success
-    assert_output --partial "# skip reduction_interleaved_solution: skipped: no usable CUDA device"
+    assert_output --partial "# skip $program: skipped: no usable CUDA device"
     assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +1/14$'
     # Skipped, not failed, in the result files; Gradescope has no such status, and its output says so.
     assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 9
@@ -449,7 +452,7 @@ STREAM
     run cat "$BATS_TEST_TMPDIR/junit.xml"
     assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="10" failures="0" errors="0" skipped="9"'
     assert_line '</testsuites>'
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --solutions --require-gpu \
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 $solutions --require-gpu \
         --results "$BATS_TEST_TMPDIR/g"
     assert_failure 1
     assert_output --partial "no GPU, and REQUIRE_GPU=1"
@@ -589,9 +592,12 @@ SCRIPT
 
 @test "batch grading: each student in a pristine copy, only their exercise files, one gradebook" {
     students=$BATS_TEST_TMPDIR/class
-    # alice: her step 04 handed in (the reference solution), plus a Makefile that must never run
+    # alice: her step 04 handed in (the reference solution, or without solutions/
+    # the exercise: both build), plus a Makefile that must never run
     mkdir -p "$students/alice/04-reduction-interleaved"
-    cp "$WORKBOOK_DIR/solutions/04-reduction-interleaved/reduction_interleaved.cu" "$students/alice/04-reduction-interleaved/"
+    local handed_in=$WORKBOOK_DIR/solutions/04-reduction-interleaved/reduction_interleaved.cu
+    [ -f "$handed_in" ] || handed_in=$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved.cu
+    cp "$handed_in" "$students/alice/04-reduction-interleaved/"
     printf 'all:\n\ttouch %s/pwned\n' "$BATS_TEST_TMPDIR" >"$students/alice/04-reduction-interleaved/Makefile"
     # bob: a step 04 that does not compile, in a folder whose name needs quoting in CSV
     bob='bob "the builder", jr'
@@ -603,13 +609,20 @@ SCRIPT
     assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
     [[ $output == *"batch: NO GPU: 2 of 2 students could not be graded"*"gradebook: "* ]] || fail "no NO GPU summary before the gradebook: $output"
     run cat "$BATS_TEST_TMPDIR/out/gradebook.csv"
-    assert_line --index 0 'student,01,02,03,04,05,06,07,08,total,max,gpu,status'
-    # No points at all: the build point alone would pass for a grade.
-    assert_line --index 1 '"alice",,,,,,,,,,,"","no GPU"'
-    assert_line --index 2 '"bob ""the builder"", jr",,,,,,,,,,,"","no GPU"'
+    # A column per step of this copy (01 to 08, fewer in a copy handed out), and
+    # no points at all: the build point alone would pass for a grade.
+    local dir header=student empty=,,,
+    for dir in "${STEP_DIRS[@]}"; do
+        dir=$(basename "$dir")
+        header+=",${dir%%-*}"
+        empty+=,
+    done
+    assert_line --index 0 "$header,total,max,gpu,status"
+    assert_line --index 1 "\"alice\"$empty\"\",\"no GPU\""
+    assert_line --index 2 "\"bob \"\"the builder\"\", jr\"$empty\"\",\"no GPU\""
     if command -v python3 >/dev/null; then
-        python3 -c 'import csv, sys; rows = list(csv.reader(open(sys.argv[1]))); assert [len(r) for r in rows] == [13] * 3, rows; assert rows[2][0] == sys.argv[2], rows' \
-            "$BATS_TEST_TMPDIR/out/gradebook.csv" "$bob"
+        python3 -c 'import csv, sys; rows = list(csv.reader(open(sys.argv[1]))); assert [len(r) for r in rows] == [int(sys.argv[3])] * 3, rows; assert rows[2][0] == sys.argv[2], rows' \
+            "$BATS_TEST_TMPDIR/out/gradebook.csv" "$bob" $(( ${#STEP_DIRS[@]} + 5 ))
     fi
     assert [ -f "$BATS_TEST_TMPDIR/out/alice/results.json" ]
     assert [ -f "$BATS_TEST_TMPDIR/out/$bob/junit.xml" ]
@@ -617,7 +630,7 @@ SCRIPT
     # The same folder again: it is batch's own, so it is replaced.
     run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" --list <(echo "$students/alice")
     assert_failure 1
-    assert_line '"alice",,,,,,,,,,,"","no GPU"'
+    assert_line "\"alice\"$empty\"\",\"no GPU\""
 }
 
 @test "grading finds CUDA and the bats libraries with an empty environment, as Classroom's runner gives it" {

@@ -26,7 +26,7 @@ setup() {
 
 # Options that every program must refuse: unknown, malformed, out of range, missing values.
 bad_options=(
-    "--bogus" "-x" "-n" "-n 0" "-n abc" "-n -5" "-n 1,,2" "-n 1," "-n 2^99" "-n 99999999999"
+    "--bogus" "-x" "-n" "-n 0" "-n abc" "-n -5" "-n 1,,2" "-n 1," "-n 2^99" "-n 99999999999" "-n 2^3-9" "-n 2^20+" "-n 2^20+x" "-n 2^4*2"
     "-b" "-b 0" "-b abc" "-b 100000" "-r 0" "-r many" "-s x" "stray"
 )
 
@@ -76,4 +76,17 @@ bad_options=(
         [ "$status" -eq 0 ] || fail "$source does not compile: $output"
         [[ $output != *warning* ]] || fail "$source: $output"
     done
+}
+
+@test "sizes may be written 2^k+c and 2^k-c, and mean what they say" {
+    local program=$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved
+    run env CUDA_VISIBLE_DEVICES= "$program" --check -n 2^24+1,2^20-1,2^0+0
+    assert_failure 77
+    # Out of range after the offset: refused with the range, not as a bad number.
+    run env CUDA_VISIBLE_DEVICES= "$program" -n 2^30+1
+    assert_failure 2
+    assert_output --partial "out of range"
+    run env CUDA_VISIBLE_DEVICES= "$program" -n 2^3-8
+    assert_failure 2
+    assert_output --partial "out of range"
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# handout.sh STEP DEST: write into DEST (a new folder) the copy of this
+# workbook to hand to a class that works up to step STEP (e.g. 05): every
+# step up to STEP with its exercise, harness and README, the shared harness,
+# the grader and the tests -- and no answers beyond what those steps need.
+#
+# Left out:
+#   solutions/                  the reference solutions
+#   the steps after STEP        each one's main.cu holds the previous step's answer
+#   their grading/NN-*.bats     the grader's tests of steps not handed out
+#   common/block_sum.cuh        step 07's answer, which only step 08 needs
+#   common/micro/               before step 08: it times steps 06's and 07's kernels
+#   tests/mutants/              planted mistakes in copies of the solutions
+# Each step's main.cu still holds the previous step's answer (05's holds
+# 04's): that is its starting kernel. Hand out one step at a time to keep
+# step N's answer until step N+1.
+#
+# In the copy, `make test` and `make grade` work as here and say what they
+# skip; `make bench` and `make calibrate` need solutions/ and say so. Called
+# by `make handout STEP=05 DEST=dir`. Exit status: 0 written, 2 bad arguments
+# (DEST is never overwritten).
+set -u
+usage() {
+    echo "usage: common/handout.sh STEP DEST   e.g. common/handout.sh 05 ../workbook-05"
+    echo "Writes a copy of the workbook with the steps up to STEP and no solutions into DEST (a new folder)."
+}
+case ${1:-} in
+--help | -h) usage; exit 0 ;;
+esac
+[ $# -eq 2 ] || { usage >&2; exit 2; }
+step=$1 dest=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+[[ $step =~ ^[0-9][0-9]$ ]] && compgen -G "$root/$step-*/" >/dev/null ||
+    { echo "handout: no step '$step': give its number, e.g. 05" >&2; exit 2; }
+[ -e "$dest" ] && { echo "handout: $dest exists: name a new folder (nothing was written)" >&2; exit 2; }
+
+# What to copy: the files git tracks (or, outside git, every file but build
+# outputs), less what must not be handed out.
+cd "$root" || exit 2
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    files=$(git ls-files --cached --others --exclude-standard)
+else
+    files=$(find . -type f -not -path '*/build/*' -not -path './results/*' -not -path './.git/*' | sed 's|^\./||')
+fi
+keep() {
+    local path=$1 n
+    case $path in
+    solutions/* | tests/mutants/* | .dev/* | .tools/*) return 1 ;;
+    common/block_sum.cuh) [ "$step" \> 07 ] ;;  # only step 08 includes it
+    common/micro/*) [ "$step" \> 07 ] ;;       # it holds steps 06's and 07's kernels
+    [0-9][0-9]-*/*) n=${path%%-*}; [ ! "$n" \> "$step" ] ;;
+    grading/[0-9][0-9]-*.bats) n=${path#grading/}; n=${n%%-*}; [ ! "$n" \> "$step" ] ;;
+    *) return 0 ;;
+    esac
+}
+mkdir -p "$dest" || exit 2
+while IFS= read -r path; do
+    [ -f "$path" ] || continue
+    keep "$path" || continue
+    mkdir -p "$dest/$(dirname "$path")" && cp -p "$path" "$dest/$path" || exit 2
+done <<<"$files"
+# The top README's table of steps lists only the steps handed out.
+awk -v last="$step" '/^\| \[[0-9][0-9]-/ && substr($0, 4, 2) > last { next } { print }' "$dest/README.md" \
+    >"$dest/README.md.new" && mv "$dest/README.md.new" "$dest/README.md"
+echo "handout: wrote $dest: steps $(cd "$dest" && echo [0-9][0-9]-* | sed 's/ /, /g'); no solutions/" >&2

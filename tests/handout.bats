@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# make handout STEP=NN DEST=dir: a copy for a class, with the steps up to NN,
+# no solutions, and no answer a handed-out step does not need. Needs no GPU.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+# The answer lines of step NN in the workbook at $1: the code lines of its
+# reference solution that are neither in its exercise nor in the shared
+# harness (common/*.cu, *.h), which every copy holds and which answers nothing.
+answer_lines() {
+    local root=$1 n=$2 solution exercise
+    solution=$(ls "$root"/solutions/"$n"-*/*.cu)
+    exercise=$(ls "$root"/"$n"-*/"$(basename "$solution")")
+    code() { sed -E 's|^[[:space:]]+||; s|[[:space:]]*//.*$||' "$@" | awk 'length($0) >= 20' | sort -u; }
+    comm -23 <(code "$solution") <(code "$exercise" "$root"/common/*.cu "$root"/common/*.h | sort -u)
+}
+
+# Steps whose answer stands in the copy at $2 (of the workbook at $1): most of
+# their answer lines are in the copy's files outside the step's own folder
+# (whose README may hint at its answer). Prints the steps.
+leaked_answers() {
+    local root=$1 copy=$2 n total found
+    for dir in "$root"/solutions/[0-9][0-9]-*/; do
+        n=$(basename "$dir"); n=${n%%-*}
+        total=0 found=0
+        while IFS= read -r line; do
+            [ -n "$line" ] || continue
+            total=$((total + 1))
+            grep -rqF --include='*.cu' --include='*.cuh' --include='*.h' --include='*.md' --exclude-dir="$n-*" \
+                -e "$line" "$copy" && found=$((found + 1))
+        done < <(answer_lines "$root" "$n")
+        if [ "$total" -gt 0 ] && [ $((2 * found)) -gt "$total" ]; then
+            echo "step $n: $found of its $total answer lines"
+        fi
+    done
+}
+
+@test "the answer check finds the answers that stand in later steps of the whole workbook" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: nothing to compare with"
+    # Without solutions/ copied, each step's answer is still in the next step's main.cu.
+    local copy=$BATS_TEST_TMPDIR/all
+    mkdir -p "$copy"
+    cp -r "$WORKBOOK_DIR"/[0-9][0-9]-* "$WORKBOOK_DIR/common" "$copy/"
+    run leaked_answers "$WORKBOOK_DIR" "$copy"
+    assert_line --partial "step 04:"
+    assert_line --partial "step 05:"
+    assert_line --partial "step 07:"
+}
+
+@test "make handout STEP=05 writes the steps up to 05, no solutions, no later answers, and refuses to overwrite" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
+    local dest=$BATS_TEST_TMPDIR/class-05
+    run make -s -C "$WORKBOOK_DIR" handout STEP=05 DEST="$dest"
+    assert_success
+    assert [ -d "$dest/04-reduction-interleaved" ]
+    assert [ -f "$dest/05-reduction-sequential/main.cu" ]
+    assert [ -f "$dest/01-naive-matmul/naive_matmul.cu" ]
+    assert [ ! -e "$dest/06-reduction-direct" ]
+    assert [ ! -e "$dest/08-cascaded" ]
+    assert [ ! -e "$dest/solutions" ]
+    assert [ ! -e "$dest/common/block_sum.cuh" ]
+    assert [ ! -e "$dest/common/micro" ]
+    assert [ ! -e "$dest/grading/06-reduction-direct.bats" ]
+    assert [ -f "$dest/grading/05-reduction-sequential.bats" ]
+    assert [ ! -e "$dest/tests/mutants" ]
+    # The top README's table of steps lists the steps handed out, and no others.
+    run grep -c '^| \[0[1-5]-' "$dest/README.md"
+    assert_output 5
+    run grep '^| \[0[6-8]-' "$dest/README.md"
+    assert_failure
+    # No build outputs, no results.
+    run find "$dest" -name build -o -name results -o -name '*.o'
+    assert_output ""
+    # Answers: 04's stands in 05's main.cu (its starting kernel); 05's and later nowhere.
+    run leaked_answers "$WORKBOOK_DIR" "$dest"
+    assert_line --partial "step 04:"
+    refute_line --partial "step 05:"
+    refute_line --partial "step 06:"
+    refute_line --partial "step 07:"
+    refute_line --partial "step 08:"
+    # A folder that exists is never written into.
+    run make -s -C "$WORKBOOK_DIR" handout STEP=05 DEST="$dest"
+    assert_failure
+    assert_output --partial "exists"
+    run "$WORKBOOK_DIR/common/handout.sh" 09 "$BATS_TEST_TMPDIR/nine"
+    assert_failure 2
+    run "$WORKBOOK_DIR/common/handout.sh" --help
+    assert_success
+}
+
+@test "a handout builds, and a student's grade and bench run there, saying what they skip" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
+    local dest=$BATS_TEST_TMPDIR/class-04
+    make -s -C "$WORKBOOK_DIR" handout STEP=04 DEST="$dest"
+    run make -s -C "$dest/04-reduction-interleaved" SM="${SM:-90}"
+    assert_success
+    run "$dest/04-reduction-interleaved/reduction_interleaved" --help
+    assert_success
+    # Grading the exercise: without a GPU, its build test passes and the rest skip.
+    run env CUDA_VISIBLE_DEVICES= "$dest/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
+    assert_success
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +1/14$'
+    # bench, calibrate and test-mutants need solutions/: they say so and succeed.
+    run make -s -C "$dest" SM="${SM:-90}" bench
+    assert_success
+    assert_output --partial "make bench: skipped 4 step(s) with no reference solution in solutions/"
+    run make -s -C "$dest" test-mutants SM="${SM:-90}"
+    assert_success
+    assert_output --partial "skipped: no tests/mutants/"
+}
