@@ -15,3 +15,5 @@ load lib
 @test "02 correct with block 8x32" { grade_check 8x32 $(matmul_sizes); }
 @test "02 correct with block 13x7" { grade_check 13x7 $(matmul_sizes); }
 @test "02 faster than its starting kernel" { grade_speed; }
+@test "02 integrity of your file" { grade_integrity; }
+@test "02 launch audit" { grade_launch_audit 16x16 1000 2048; }

@@ -13,3 +13,5 @@ load lib
 @test "03 correct with block 16" { grade_check 16 $(matmul_sizes); }
 @test "03 correct with block 32" { grade_check 32 $(matmul_sizes); }
 @test "03 faster than its starting kernel" { grade_speed; }
+@test "03 integrity of your file" { grade_integrity; }
+@test "03 launch audit" { grade_launch_audit 32 1000 2048; }

@@ -16,3 +16,5 @@ load lib
 @test "05 correct with block 512" { grade_check 512 $(reduction_sizes 512); }
 @test "05 correct with block 1024" { grade_check 1024 $(reduction_sizes 1024); }
 @test "05 faster than its starting kernel" { grade_speed; }
+@test "05 integrity of your file" { grade_integrity; }
+@test "05 launch audit" { grade_launch_audit 128 1 1000003 67108864; }

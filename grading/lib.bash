@@ -122,7 +122,8 @@ describe_mismatches() {
         total++
         next
     }
-    $1 !~ /^(device|check|time|summary)$/ && NF > 0 { said = said "  " $0 "\n" }
+    $1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) said = said "  " substr($i, 9) "\n"; next }
+    $1 !~ /^(device|check|time|summary|audit|launch)$/ && NF > 0 { said = said "  " $0 "\n" }
     END { if (total > 12) print "  ... and " total - 12 " more"; printf "%s", said }' <<<"$output"
 }
 
@@ -205,4 +206,55 @@ grade_speed() {
         fail "$(printf '%.1f%% of the ceiling measured in the same run; at least %s%% is required (%s)' "$pct" "$pct_min" "$file")" || return
     fi
     record speed "pass $verdict_line"
+}
+
+# ---------------------------------------------------------------------------
+# Integrity and the launch audit
+# ---------------------------------------------------------------------------
+
+# The one file a learner edits (or its reference solution).
+learner_file() {
+    local name
+    name=$(program_name) || return 1
+    if [ "${GRADE_SOLUTIONS:-0}" = 1 ]; then
+        echo "$WORKBOOK_DIR/solutions/$STEP/$name.cu"
+    else
+        echo "$WORKBOOK_DIR/$STEP/$name.cu"
+    fi
+}
+
+# Does that file hold only kernels and their launches? Needs no GPU: see
+# grading/integrity for what it checks.
+grade_integrity() {
+    local file
+    file=$(learner_file) || { fail "cannot tell which file of $STEP to check"; return; }
+    run "$GRADING_DIR/integrity" "$file"
+    record integrity fail
+    case $status in
+    0) record integrity pass ;;
+    1) fail "$(printf '%s does more than define and launch its kernels:\n%s' "$(basename "$file")" "$output")" ;;
+    *) fail "$(printf 'not checked (exit %d):\n%s' "$status" "$output")" ;;
+    esac
+}
+
+# The launch audit: the program traces (CUPTI) one call of the graded function
+# at each size of its run and reports what it launched. A finding fails.
+grade_launch_audit() {
+    require_build
+    local block=$1
+    shift
+    local sizes
+    sizes=$(IFS=,; echo "$*")
+    run_program --check --machine -b "$block" -n "$sizes"
+    record audit fail
+    triage_exit audit || return
+    local findings audited
+    findings=$(awk -F'\t' '$1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) print "  " substr($i, 9) }' <<<"$output" | sort -u)
+    audited=$(grep -c $'^audit\t' <<<"$output")
+    if [ -n "$findings" ]; then
+        fail "$(printf 'the launch audit found work that is not your kernel doing the step:\n%s\n(run it yourself: %s --check -b %s -n %s)' \
+            "$findings" "$(basename "$(program_path)")" "$block" "$sizes")" || return
+    fi
+    [ "$audited" -ge "$#" ] || { fail "$(printf 'the program reported %d launch audits for %d sizes: did it end early?\n%s' "$audited" "$#" "$(tail -n 5 <<<"$output")")"; return; }
+    record audit pass
 }
