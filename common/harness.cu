@@ -515,11 +515,10 @@ void time_and_report(const options *opt, const char *config, const timed_entry *
                                ceiling ? 100.0 : 100.0 * rate / rows[0].rate,
                                ceiling ? NAN : median_ratio(&samples[start * opt->reps], mine, opt->reps),
                                ceiling ? NAN : median_ratio(&samples[1 * opt->reps], mine, opt->reps)};
+        if (pct_ceiling)
+            pct_ceiling[i] = rows[i].pct_ceiling;
     }
     print_results(opt, config, rate_unit, ceiling_name, rows, count);
-    if (pct_ceiling)
-        for (int i = 0; i < count; i++)
-            pct_ceiling[i] = rows[i].pct_ceiling;
     free(samples);
     free(t);
     free(rows);

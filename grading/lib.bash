@@ -13,6 +13,7 @@
 #   GRADE_TIMEOUT       seconds one program run may take (default 180)
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of grading/thresholds.conf
+#   GRADE_SEED          the seed of the programs' random inputs (-s); grading/grade picks one per run
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -75,7 +76,7 @@ require_build() {
 
 # run_program ARGS...: run the step's program under timeout; sets status and output.
 run_program() {
-    run timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" "$@"
+    run timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} "$@"
 }
 
 # Note the GPU's name from a program's device record, for the summary.
@@ -139,8 +140,8 @@ grade_check() {
     triage_exit "check-$block" || return
     note_gpu
     if [ "$status" -ne 0 ]; then
-        fail "$(printf 'wrong results with block %s:\n%s\n(run it yourself: %s --check -b %s -n %s)' "$block" \
-            "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes")" || return
+        fail "$(printf 'wrong results with block %s:\n%s\n(run it yourself: %s --check -b %s -n %s%s)' "$block" \
+            "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes" "${GRADE_SEED:+ -s $GRADE_SEED}")" || return
     fi
     grep -q $'^summary\t.*result=correct' <<<"$output" || { fail "the program said nothing about its checks: $output"; return; }
     record "check-$block" "pass"

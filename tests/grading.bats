@@ -224,7 +224,7 @@ STREAM
         --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml"
     assert_success
     assert_output --partial "# skip reduction_interleaved_solution: skipped: no usable CUDA device"
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +1/10$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +2/12$'
     # JUnit: complete, one testcase per test, the skips marked.
     run cat "$BATS_TEST_TMPDIR/junit.xml"
     assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="8" failures="0" errors="0" skipped="7"'
@@ -313,9 +313,9 @@ SCRIPT
     assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
     run cat "$BATS_TEST_TMPDIR/out/gradebook.csv"
     assert_line --index 0 'student,01,02,03,04,05,06,07,08,total,max,gpu,status'
-    # No GPU here: alice earns the build point only, bob nothing; both graded.
-    assert_line --index 1 'alice,,,,1,,,,,1,10,"","graded"'
-    assert_line --index 2 'bob,,,,0,,,,,0,10,"","graded"'
+    # No GPU here: alice earns the build and integrity points only, bob nothing; both graded.
+    assert_line --index 1 'alice,,,,2,,,,,2,12,"","graded"'
+    assert_line --index 2 'bob,,,,0,,,,,0,12,"","graded"'
     assert [ -f "$BATS_TEST_TMPDIR/out/alice/results.json" ]
     assert [ -f "$BATS_TEST_TMPDIR/out/bob/junit.xml" ]
     grep -q "does not build" "$BATS_TEST_TMPDIR/out/bob/grade.log"
@@ -324,5 +324,5 @@ SCRIPT
 @test "grading finds CUDA and the bats libraries with an empty environment, as Classroom's runner gives it" {
     run env -i CUDA_VISIBLE_DEVICES= /bin/bash "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
     assert_success
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +1/10$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skipped +2/12$'
 }
