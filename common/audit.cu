@@ -318,8 +318,7 @@ static void check_facts(audit_context *ctx, const step_facts *f, const audit_tra
         long arg;
         kernel_base(a->name, base, sizeof base, &arg);
         if (strcmp(base, f->kernel) != 0) {
-            finding(ctx, "your %s launched %s, a kernel your file does not write: this step is about writing the kernel "
-                         "yourself (%s)",
+            finding(ctx, "your %s launched %s, not %s: this step is about writing that kernel yourself and launching it",
                     f->function, a->name, f->kernel);
             continue;
         }
