@@ -144,6 +144,7 @@ grade_check() {
             "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes" "${GRADE_SEED:+ -s $GRADE_SEED}")" || return
     fi
     grep -q $'^summary\t.*result=correct' <<<"$output" || { fail "the program said nothing about its checks: $output"; return; }
+    summary_from_harness || return
     record "check-$block" "pass"
 }
 
@@ -222,6 +223,14 @@ learner_file() {
     else
         echo "$WORKBOOK_DIR/$STEP/$name.cu"
     fi
+}
+
+# The summary must carry this run's seed, as the harness prints it: records
+# printed by anything else (a forgery before main) do not know it.
+summary_from_harness() {
+    [ -n "${GRADE_SEED:-}" ] || return 0
+    grep -q $'^summary\t.*\tseed='"$GRADE_SEED"$'\t' <<<"$output" ||
+        fail "the program's summary does not carry this run's seed ($GRADE_SEED): it did not come from the harness's checks"
 }
 
 # Does that file hold only kernels and their launches? Needs no GPU: see
