@@ -34,7 +34,7 @@ help:
 	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson"
-	@echo "make test-mutants    (GPU) check that grading catches 24 planted mistakes"
+	@echo "make test-mutants    (GPU) check that grading catches 32 planted mistakes"
 	@echo "make clean           remove every build output"
 
 # The tests' TAP goes to results/tests.tap too; the last lines say what was skipped.
