@@ -136,6 +136,41 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     assert_output --partial "not timed"
 }
 
+@test "the launch audit test fails on findings, in the program's words, and on missing audits; passes on clean ones" {
+    use_fake_step
+    record build pass
+    audit='audit\tstep=04-fake\tn=%s\tblock=256\tkernels=1\\n'  # the line's end stays \n for the fake's %b
+    FAKE_STATUS=1
+    FAKE_OUTPUT="$(printf "$audit" 1)finding\tstep=04-fake\tn=1\tblock=256\tmessage=your sum_x launched cub::Kernel, not reduce_x: this step is about writing that kernel yourself and launching it\n$(printf "$audit" 2)summary\tstep=04-fake\tresult=audit\n"
+    run grade_launch_audit 256 1 2
+    assert_failure
+    assert_output --partial "your sum_x launched cub::Kernel, not reduce_x"
+    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" fail
+    # Fewer audits than sizes: the program ended before the audit (or forged its records).
+    FAKE_STATUS=0
+    FAKE_OUTPUT="$(printf "$audit" 1)summary\tstep=04-fake\tresult=correct\n"
+    run grade_launch_audit 256 1 2
+    assert_failure
+    assert_output --partial "1 launch audits for 2 sizes"
+    FAKE_OUTPUT="$(printf "$audit" 1)$(printf "$audit" 2)summary\tstep=04-fake\tresult=correct\n"
+    run grade_launch_audit 256 1 2
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" pass
+}
+
+@test "with a seed, a check passes only on a summary that carries it: records forged before main do not" {
+    use_fake_step
+    record build pass
+    GRADE_SEED=12345
+    FAKE_OUTPUT='summary\tstep=04-fake\truns=1\twrong=0\tresult=correct\n'
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "does not carry this run's seed (12345)"
+    FAKE_OUTPUT='summary\tstep=04-fake\truns=1\twrong=0\taudit_findings=0\tseed=12345\tresult=correct\n'
+    run grade_check 32 1
+    assert_success
+}
+
 @test "a program without a GPU makes its test skip, or fail with REQUIRE_GPU=1" {
     use_fake_step
     FAKE_STATUS=77
