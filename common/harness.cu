@@ -464,6 +464,8 @@ static void time_interleaved(const timed_entry *entries, int count, int reps, fl
             CUDA_CHECK(cudaEventRecord(start[i * reps + r]));
             entries[i].task.run(entries[i].task.arg);
             CUDA_CHECK(cudaEventRecord(stop[i * reps + r]));
+            if (entries[i].task.after)
+                entries[i].task.after(entries[i].task.arg, r);
         }
     }
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -502,7 +504,7 @@ static double median_ratio(const float *samples_a, const float *samples_b, int r
 }
 
 void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
-                     const char *rate_unit, const char *ceiling_name)
+                     const char *rate_unit, const char *ceiling_name, double *pct_ceiling)
 {
     float *samples = (float *)malloc(sizeof(float) * count * opt->reps);
     timing *t = (timing *)malloc(sizeof *t * count);
@@ -523,6 +525,8 @@ void time_and_report(const options *opt, const char *config, const timed_entry *
                                ceiling ? 100.0 : 100.0 * rate / rows[0].rate,
                                ceiling ? NAN : median_ratio(&samples[start * opt->reps], mine, opt->reps),
                                ceiling ? NAN : median_ratio(&samples[1 * opt->reps], mine, opt->reps)};
+        if (pct_ceiling)
+            pct_ceiling[i] = rows[i].pct_ceiling;
     }
     print_results(opt, config, rate_unit, ceiling_name, rows, count);
     free(samples);

@@ -116,11 +116,14 @@ uint64_t random_u64(uint64_t seed, uint64_t stream, uint64_t index);
 // ---------------------------------------------------------------------------
 // One thing to time. `run` enqueues one run on the default stream; `before`
 // (optional) enqueues what must precede every run but not be timed, such as
-// poisoning the output.
+// poisoning the output; `after` (optional) enqueues what must follow every
+// timed run but not be timed, such as keeping its output to check it later
+// (`round` counts the timed rounds from 0; warm-up runs have no `after`).
 typedef struct {
     void (*run)(void *arg);
     void (*before)(void *arg);
     void *arg;
+    void (*after)(void *arg, int round);
 } timed_task;
 
 typedef struct {
@@ -155,8 +158,16 @@ typedef struct {
 // work in bytes or flops); shares are of the ceiling measured in this run;
 // speedups are the median over rounds of the paired ratio of times, so that
 // drift in clocks or temperature over the run cancels out.
+//
+// pct_ceiling (NULL: not wanted) receives each entry's rate as a percentage
+// of the ceiling's, for the plausibility gate.
 void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
-                     const char *rate_unit, const char *ceiling_name);
+                     const char *rate_unit, const char *ceiling_name, double *pct_ceiling);
+
+// A graded rate above this share of the ceiling measured in the same run did
+// not come from the timed call doing the work (a copy cannot be beaten by more
+// than noise: a reduction reads half of what it moves, at the same rate).
+#define PLAUSIBLE_PCT_CEILING 105.0
 
 // Print the device header (table) or the device record (--machine).
 void print_device(const options *opt, const char *step);

@@ -8,7 +8,13 @@
 //   2. time (unless --check): a device-to-device copy of the same bytes (the
 //      ceiling), the track's first kernel, the step's starting kernel and the
 //      learner's (and any given kernel the step compares them with),
-//      interleaved, the L2 flushed before each run.
+//      interleaved, the L2 flushed before each run. The sum of
+//      every timed run is kept and checked; a graded rate above
+//      PLAUSIBLE_PCT_CEILING of the copy's fails; then the input is refilled
+//      with fresh values, in the same buffer, and the graded kernel checked
+//      once more (a sum remembered from an earlier call shows here);
+//   3. audit (audit.h): one call of the graded kernel, traced with CUPTI,
+//      checked against what the step must launch.
 //
 // Napkin math for the ceiling: a reduction reads 4n bytes and writes nothing
 // worth counting, so its best time is 4n bytes over the memory bandwidth. The
@@ -16,6 +22,8 @@
 // GPU, in this run: on an H100, 2^26 ints (268 MB) copy in about 0.18 ms, so a
 // perfect reduction of them takes about 0.09 ms.
 #include "reduction.h"
+
+#include "audit.h"
 
 #include <limits.h>
 #include <math.h>
@@ -222,6 +230,7 @@ typedef struct {
     unsigned int n;
     int block;
     int *d_work;
+    int *d_kept;    // the sum of each timed round, kept to be checked after timing
 } timed_run;
 
 static void run_sum(void *arg)
@@ -236,6 +245,13 @@ static void poison_sum(void *arg)
     CUDA_CHECK(cudaMemsetAsync(r->d_out, POISON_BYTE, sizeof(int)));
 }
 
+// On the GPU, outside the timed span: the sum of this round, kept.
+static void keep_sum(void *arg, int round)
+{
+    timed_run *r = (timed_run *)arg;
+    CUDA_CHECK(cudaMemcpyAsync(r->d_kept + round, r->d_out, sizeof(int), cudaMemcpyDeviceToDevice));
+}
+
 static void run_copy(void *arg)
 {
     timed_run *r = (timed_run *)arg;
@@ -243,58 +259,130 @@ static void run_copy(void *arg)
 }
 
 // Time the copy and every contender on d_in; print the table. Returns the
-// number of contenders whose last timed run left a wrong sum.
+// number of contenders with a wrong sum in any timed run, plus one if the
+// graded kernel (the last of the learner's) is implausibly fast.
 static int time_contenders(const options *opt, const reduce_step *step, const contender *cs, int count,
                            const int *d_in, long long expected, const run_buffers *buf)
 {
     int entries_count = count + 1;  // the copy comes first
     timed_entry *entries = (timed_entry *)calloc(entries_count, sizeof *entries);
     timed_run *runs = (timed_run *)calloc(entries_count, sizeof *runs);
-    int *d_outs, *d_copy;
-    if (!entries || !runs)
+    int *d_outs, *d_copy, *d_kept;
+    double *pct = (double *)calloc(entries_count, sizeof *pct);
+    int *kept = (int *)malloc(sizeof(int) * count * opt->reps);
+    if (!entries || !runs || !pct || !kept)
         die(EXIT_CUDA, "out of host memory");
     set_activity("allocating buffers for timing at n=%u", buf->n);
     CUDA_CHECK(cudaMalloc(&d_copy, (size_t)buf->n * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&d_outs, sizeof(int) * count));
+    CUDA_CHECK(cudaMalloc(&d_kept, sizeof(int) * count * opt->reps));
 
     double bytes = (double)buf->n * sizeof(int);
     int start = 0;
-    runs[0] = (timed_run){NULL, d_in, d_copy, buf->n, buf->block, NULL};
+    runs[0] = (timed_run){NULL, d_in, d_copy, buf->n, buf->block, NULL, NULL};
     entries[0] = (timed_entry){"copy", "ceiling", "device-to-device copy", 2 * bytes, {run_copy, NULL, &runs[0]}};
     for (int i = 0; i < count; i++) {
-        runs[i + 1] = (timed_run){cs[i].kernel->sum, d_in, d_outs + i, buf->n, buf->block, buf->d_work};
+        runs[i + 1] = (timed_run){cs[i].kernel->sum, d_in, d_outs + i, buf->n, buf->block, buf->d_work,
+                                  d_kept + i * opt->reps};
         entries[i + 1] = (timed_entry){cs[i].kernel->id, cs[i].role, cs[i].kernel->label, bytes,
-                                       {run_sum, poison_sum, &runs[i + 1]}};
+                                       {run_sum, poison_sum, &runs[i + 1], keep_sum}};
         if (strcmp(cs[i].role, "start") == 0)
             start = i + 1;
     }
     char config[160];
     snprintf(config, sizeof config, "step=%s\tn=%u\tblock=%d\treps=%d", step->step, buf->n, buf->block, opt->reps);
     set_activity("timing at n=%u, block %d", buf->n, buf->block);
-    time_and_report(opt, config, entries, entries_count, start, "GB/s", "copy");
+    time_and_report(opt, config, entries, entries_count, start, "GB/s", "copy", pct);
 
-    // The last timed run of each kernel must have left the right sum too.
+    // Every timed run of each kernel must have left the right sum too.
     int wrong = 0;
-    int *sums = (int *)malloc(sizeof(int) * count);
-    if (!sums)
-        die(EXIT_CUDA, "out of host memory");
-    CUDA_CHECK(cudaMemcpy(sums, d_outs, sizeof(int) * count, cudaMemcpyDeviceToHost));
-    for (int i = 0; i < count; i++)
-        if ((long long)sums[i] != expected) {
+    CUDA_CHECK(cudaMemcpy(kept, d_kept, sizeof(int) * count * opt->reps, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < count; i++) {
+        int bad = 0, first = -1;
+        for (int r = 0; r < opt->reps; r++)
+            if ((long long)kept[i * opt->reps + r] != expected && bad++ == 0)
+                first = r;
+        if (bad) {
             wrong++;
             fprintf(opt->machine ? stderr : stdout,
-                    "MISMATCH: '%s' [%s] gave %d instead of %lld after %d timed runs: it depends on state an earlier run "
-                    "left behind\n",
-                    cs[i].kernel->label, cs[i].role, sums[i], expected, opt->reps);
+                    "MISMATCH: '%s' [%s] gave a wrong sum in %d of %d timed runs (run %d: %d instead of %lld): it "
+                    "depends on state an earlier run left behind\n",
+                    cs[i].kernel->label, cs[i].role, bad, opt->reps, first + 1, kept[i * opt->reps + first], expected);
         }
+    }
+    // A graded rate beyond the copy's: the timed call did not read the input.
+    int graded = count;  // entry of the last of the learner's kernels
+    while (graded > 0 && strcmp(cs[graded - 1].role, "yours") != 0)
+        graded--;
+    if (graded > 0 && pct[graded] > PLAUSIBLE_PCT_CEILING) {
+        wrong++;
+        fprintf(opt->machine ? stderr : stdout,
+                "IMPLAUSIBLE: '%s' [yours] ran at %.0f%% of the copy's rate measured in the same run (more than %.0f%% "
+                "cannot be): the timed call did not do the work\n",
+                cs[graded - 1].kernel->label, pct[graded], PLAUSIBLE_PCT_CEILING);
+    }
     set_activity("%s", "");
 
     CUDA_CHECK(cudaFree(d_copy));
     CUDA_CHECK(cudaFree(d_outs));
-    free(sums);
+    CUDA_CHECK(cudaFree(d_kept));
+    free(kept);
+    free(pct);
     free(entries);
     free(runs);
     return wrong;
+}
+
+// ===========================================================================
+// After timing: fresh inputs, and the audit
+// ===========================================================================
+
+// Refill d_in (n ints) with data set `set`, in place, and check the graded
+// kernel on it: a kernel that remembers a sum from an earlier call on the same
+// buffer gives the old one. Updates *expected to the new sum; returns 1 if wrong.
+static int check_refilled(const options *opt, const char *step, const contender *graded, int *d_in, int set,
+                          long long *expected, const run_buffers *buf)
+{
+    int *h = (int *)malloc((size_t)buf->n * sizeof(int));
+    if (!h)
+        die(EXIT_USAGE, "cannot allocate %zu bytes of host memory for n=%u", (size_t)buf->n * sizeof(int), buf->n);
+    set_activity("refilling the input at n=%u", buf->n);
+    *expected = fill_input(h, buf->n, opt->seed, set);
+    CUDA_CHECK(cudaMemcpy(d_in, h, (size_t)buf->n * sizeof(int), cudaMemcpyHostToDevice));
+    free(h);
+    if (check_run(opt, step, graded, d_in, *expected, false, buf))
+        return 0;
+    fprintf(opt->machine ? stderr : stdout,
+            "MISMATCH: '%s' [yours] was wrong once the input buffer held fresh values: does it remember a sum from an "
+            "earlier call?\n",
+            graded->kernel->label);
+    return 1;
+}
+
+// One traced call of the graded kernel (audit.h). Returns the findings, plus
+// one if that call's sum is wrong.
+static int audit_graded(const options *opt, const char *step, const contender *graded, const int *d_in,
+                        long long expected, const run_buffers *buf)
+{
+    set_activity("auditing the launches of '%s' at n=%u, block %d", graded->kernel->label, buf->n, buf->block);
+    CUDA_CHECK(cudaMemset(buf->d_sum, POISON_BYTE, sizeof(int)));
+    if (buf->work_ints)
+        CUDA_CHECK(cudaMemset(buf->d_work, POISON_BYTE, buf->work_ints * sizeof(int)));
+    static audit_trace trace;  // large: kept off the stack
+    audit_begin();
+    graded->kernel->sum(d_in, buf->n, buf->block, buf->d_work, buf->d_sum);
+    audit_end(&trace);
+    int got;
+    CUDA_CHECK(cudaMemcpy(&got, buf->d_sum, sizeof got, cudaMemcpyDeviceToHost));
+    set_activity("%s", "");
+    audit_call call = {step, buf->n, {buf->block, 1}};
+    int findings = audit_report(opt, &call, &trace);
+    if ((long long)got != expected) {
+        findings++;
+        fprintf(opt->machine ? stderr : stdout, "MISMATCH: the audited call of '%s' gave %d instead of %lld\n",
+                graded->kernel->label, got, expected);
+    }
+    return findings;
 }
 
 // ===========================================================================
@@ -336,7 +424,11 @@ int reduction_main(int argc, char **argv, const reduce_step *step)
     if (step->library.sum && !opt.check_only)
         cs[count++] = (contender){&step->library, "library"};
 
-    int failures = 0, runs = 0;
+    const contender *graded = &cs[count - 1];  // the last of the learner's kernels
+    while (strcmp(graded->role, "yours") != 0)
+        graded--;
+
+    int failures = 0, runs = 0, findings = 0;
     for (int s = 0; s < opt.size_count; s++) {
         unsigned int n = (unsigned int)opt.sizes[s];
         size_t bytes = (size_t)n * sizeof(int);
@@ -381,7 +473,10 @@ int reduction_main(int argc, char **argv, const reduce_step *step)
                            n, size, (double)bytes / dev->l2_bytes, l2, block, opt.reps, count);
                 }
                 failures += time_contenders(&opt, step, cs, count, d_exact, expected_exact, &buf);
+                failures += check_refilled(&opt, step->step, graded, d_exact, 2 + b, &expected_exact, &buf);
             }
+            if (wrong == 0)
+                findings += audit_graded(&opt, step->step, graded, d_exact, expected_exact, &buf);
             if (buf.d_work)
                 CUDA_CHECK(cudaFree(buf.d_work));
         }
@@ -391,10 +486,12 @@ int reduction_main(int argc, char **argv, const reduce_step *step)
     }
 
     if (opt.machine)
-        print_record("summary", "step=%s\truns=%d\twrong=%d\tresult=%s", step->step, runs, failures,
-                     failures ? "mismatch" : "correct");
+        print_record("summary", "step=%s\truns=%d\twrong=%d\taudit_findings=%d\tseed=%llu\tresult=%s", step->step, runs,
+                     failures, findings, opt.seed, failures ? "mismatch" : findings ? "audit" : "correct");
     else if (opt.check_only || failures)
         printf("%s: %d of %d checked runs wrong (%d sizes x %d block sizes, guarded and exact-size inputs)\n",
                failures ? "FAILED" : "correct", failures, runs, opt.size_count, opt.block_count);
-    return failures ? EXIT_MISMATCH : EXIT_CORRECT;
+    if (findings && !opt.machine)
+        printf("FAILED: the launch audit found %d problem(s): see the AUDIT lines above\n", findings);
+    return failures || findings ? EXIT_MISMATCH : EXIT_CORRECT;
 }

@@ -34,14 +34,22 @@ else
   PROFILE_ARGS ?= -n 2^20 -b 256 -r 1
 endif
 
-ALL_FLAGS := $(NVCCFLAGS) $(GENCODE) -I$(COMMON_DIR)
+# The launch audit (audit.cu) traces with CUPTI, the toolkit's tracing library:
+# in include/ and lib64/ (or lib/) of the toolkit, or in extras/CUPTI/ of older
+# ones. The program finds it at run time where it was found at build time.
+CUDA_ROOT := $(abspath $(CUDA_BIN)/..)
+CUPTI_INCLUDE := $(wildcard $(CUDA_ROOT)/extras/CUPTI/include)
+CUPTI_LIB_DIRS := $(patsubst %/,%,$(dir $(wildcard $(addsuffix /libcupti.so,$(CUDA_ROOT)/extras/CUPTI/lib64 $(CUDA_ROOT)/lib64 $(CUDA_ROOT)/lib))))
+LDLIBS += $(addprefix -L,$(CUPTI_LIB_DIRS)) $(addprefix -Xlinker -rpath=,$(CUPTI_LIB_DIRS)) -lcupti
+
+ALL_FLAGS := $(NVCCFLAGS) $(GENCODE) -I$(COMMON_DIR) $(addprefix -I,$(CUPTI_INCLUDE))
 # Rebuild everything when the flags change (another SM, another nvcc). Goals
 # that build nothing (print-program, help, clean) leave the record alone.
 ifneq ($(NEEDS_COMPILER),)
 $(shell mkdir -p $(BUILD); [ "$$(cat $(BUILD)/flags 2>/dev/null)" = '$(NVCC) $(ALL_FLAGS)' ] || echo '$(NVCC) $(ALL_FLAGS)' > $(BUILD)/flags)
 endif
 
-SHARED_OBJS := $(BUILD)/main.o $(BUILD)/harness.o $(BUILD)/$(TRACK).o
+SHARED_OBJS := $(BUILD)/main.o $(BUILD)/harness.o $(BUILD)/$(TRACK).o $(BUILD)/audit.o
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
 .PHONY: all solution sanitize profile grade help clean print-program print-sanitize-args

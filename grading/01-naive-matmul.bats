@@ -22,3 +22,5 @@ load lib
 @test "01 faster than its starting kernel" { grade_speed; }
 @test "01 lesson: coalesced: few sectors per request" { grade_lesson; }
 @test "01 clean under compute-sanitizer" { grade_sanitize; }
+@test "01 integrity of your file" { grade_integrity; }
+@test "01 launch audit" { grade_launch_audit 16x16 1000 2048; }

@@ -22,3 +22,5 @@ load lib
 @test "02 faster than its starting kernel" { grade_speed; }
 @test "02 lesson: one store per element of C" { grade_lesson; }
 @test "02 clean under compute-sanitizer" { grade_sanitize; }
+@test "02 integrity of your file" { grade_integrity; }
+@test "02 launch audit" { grade_launch_audit 16x16 1000 2048; }

@@ -20,3 +20,5 @@ load lib
 @test "03 faster than its starting kernel" { grade_speed; }
 @test "03 lesson: tiles cut the global loads" { grade_lesson; }
 @test "03 clean under compute-sanitizer" { grade_sanitize; }
+@test "03 integrity of your file" { grade_integrity; }
+@test "03 launch audit" { grade_launch_audit 32 1000 2048; }

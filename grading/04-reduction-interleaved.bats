@@ -23,3 +23,5 @@ load lib
 @test "04 faster than its starting kernel" { grade_speed; }
 @test "04 lesson: whole warps idle, not threads spread over every warp" { grade_lesson; }
 @test "04 clean under compute-sanitizer" { grade_sanitize; }
+@test "04 integrity of your file" { grade_integrity; }
+@test "04 launch audit" { grade_launch_audit 128 1 1000003 67108864; }

@@ -23,3 +23,5 @@ load lib
 @test "05 faster than its starting kernel" { grade_speed; }
 @test "05 lesson: no bank conflicts" { grade_lesson; }
 @test "05 clean under compute-sanitizer" { grade_sanitize; }
+@test "05 integrity of your file" { grade_integrity; }
+@test "05 launch audit" { grade_launch_audit 128 1 1000003 67108864; }

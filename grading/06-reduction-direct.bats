@@ -17,3 +17,5 @@ load lib
 @test "06 correct with block 1024" { grade_check 1024 $(reduction_sizes 1024); }
 @test "06 faster than its starting kernel" { grade_speed; }
 @test "06 clean under compute-sanitizer" { grade_sanitize; }
+@test "06 integrity of your file" { grade_integrity; }
+@test "06 launch audit" { grade_launch_audit 128 1 1000003 67108864; }

@@ -24,3 +24,5 @@ load lib
 @test "07 faster than its starting kernel" { grade_speed; }
 @test "07 lesson: the tree unrolled: fewer instructions" { grade_lesson; }
 @test "07 clean under compute-sanitizer" { grade_sanitize; }
+@test "07 integrity of your file" { grade_integrity; }
+@test "07 launch audit" { grade_launch_audit 128 1 1000003 67108864; }

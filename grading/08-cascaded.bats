@@ -18,3 +18,5 @@ load lib
 @test "08 correct with block 1024" { grade_check 1024 $(reduction_sizes 1024); }
 @test "08 faster than its starting kernel" { grade_speed; }
 @test "08 clean under compute-sanitizer" { grade_sanitize; }
+@test "08 integrity of your file" { grade_integrity; }
+@test "08 launch audit" { grade_launch_audit 128 1 1000003 67108864; }

@@ -16,6 +16,7 @@
 #   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: from
 #                       PATH, else beside nvcc)
 #   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
+#   GRADE_SEED          the seed of the programs' random inputs (-s); grading/grade picks one per run
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -78,7 +79,7 @@ require_build() {
 
 # run_program ARGS...: run the step's program under timeout; sets status and output.
 run_program() {
-    run timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" "$@"
+    run timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} "$@"
 }
 
 # Note the GPU's name from a program's device record, for the summary.
@@ -125,7 +126,8 @@ describe_mismatches() {
         total++
         next
     }
-    $1 !~ /^(device|check|time|summary)$/ && NF > 0 { said = said "  " $0 "\n" }
+    $1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) said = said "  " substr($i, 9) "\n"; next }
+    $1 !~ /^(device|check|time|summary|audit|launch)$/ && NF > 0 { said = said "  " $0 "\n" }
     END { if (total > 12) print "  ... and " total - 12 " more"; printf "%s", said }' <<<"$output"
 }
 
@@ -141,10 +143,11 @@ grade_check() {
     triage_exit "check-$block" || return
     note_gpu
     if [ "$status" -ne 0 ]; then
-        fail "$(printf 'wrong results with block %s:\n%s\n(run it yourself: %s --check -b %s -n %s)' "$block" \
-            "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes")" || return
+        fail "$(printf 'wrong results with block %s:\n%s\n(run it yourself: %s --check -b %s -n %s%s)' "$block" \
+            "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes" "${GRADE_SEED:+ -s $GRADE_SEED}")" || return
     fi
     grep -q $'^summary\t.*result=correct' <<<"$output" || { fail "the program said nothing about its checks: $output"; return; }
+    summary_from_harness || return
     record "check-$block" "pass"
 }
 
@@ -444,4 +447,70 @@ grade_sanitize() {
         fail "$(printf 'compute-sanitizer reports problems in %s (run it yourself: make sanitize EX=%s):\n%s\n%s' \
             "$(basename "$(program_path)")" "$(step_number)" "$(head -n 60 <<<"$output")" "$SANITIZE_HINT")" ;;
     esac
+}
+
+# ---------------------------------------------------------------------------
+# Integrity and the launch audit
+# ---------------------------------------------------------------------------
+
+# The one file a learner edits (or its reference solution).
+learner_file() {
+    local name
+    name=$(program_name) || return 1
+    if [ "${GRADE_SOLUTIONS:-0}" = 1 ]; then
+        echo "$WORKBOOK_DIR/solutions/$STEP/$name.cu"
+    else
+        echo "$WORKBOOK_DIR/$STEP/$name.cu"
+    fi
+}
+
+# The summary must carry this run's seed, as the harness prints it: records
+# printed by anything else (a forgery before main) do not know it.
+summary_from_harness() {
+    [ -n "${GRADE_SEED:-}" ] || return 0
+    grep -q $'^summary\t.*\tseed='"$GRADE_SEED"$'\t' <<<"$output" ||
+        fail "the program's summary does not carry this run's seed ($GRADE_SEED): it did not come from the harness's checks"
+}
+
+# Does that file hold only kernels and their launches? Needs no GPU: see
+# grading/integrity for what it checks.
+grade_integrity() {
+    local file
+    file=$(learner_file) || { fail "cannot tell which file of $STEP to check"; return; }
+    run "$GRADING_DIR/integrity" "$file"
+    record integrity fail
+    case $status in
+    0) record integrity pass ;;
+    1) fail "$(printf '%s does more than define and launch its kernels:\n%s' "$(basename "$file")" "$output")" ;;
+    *) record integrity "fail not checked"; fail "$(printf 'not checked (exit %d):\n%s' "$status" "$output")" ;;
+    esac
+}
+
+# The launch audit: the program traces (CUPTI) one call of the graded function
+# at each size of its run and reports what it launched. A finding fails, and
+# voids the step's points (grading/report); a kernel that is merely wrong is
+# left to the correctness tests, and voids nothing.
+grade_launch_audit() {
+    require_build
+    local block=$1
+    shift
+    local sizes
+    sizes=$(IFS=,; echo "$*")
+    run_program --check --machine -b "$block" -n "$sizes"
+    record audit "fail not run"  # until it has run; "fail" alone is a finding
+    triage_exit audit || return
+    local findings audited
+    findings=$(awk -F'\t' '$1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) print "  " substr($i, 9) }' <<<"$output" | sort -u)
+    audited=$(grep -c $'^audit\t' <<<"$output")
+    if [ -n "$findings" ]; then
+        record audit fail
+        fail "$(printf 'the launch audit found work that is not your kernel doing the step:\n%s\n(run it yourself: %s --check -b %s -n %s)' \
+            "$findings" "$(basename "$(program_path)")" "$block" "$sizes")" || return
+    fi
+    if grep -q $'^check\t.*result=mismatch' <<<"$output"; then
+        record audit "fail not run"
+        fail "not audited: $STEP is not correct yet (see its correctness tests); the audit certifies a correct kernel" || return
+    fi
+    [ "$audited" -ge "$#" ] || { record audit fail; fail "$(printf 'the program reported %d launch audits for %d sizes: did it end early?\n%s' "$audited" "$#" "$(tail -n 5 <<<"$output")")"; return; }
+    record audit pass
 }

@@ -144,6 +144,41 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     assert_output --partial "not timed"
 }
 
+@test "the launch audit test fails on findings, in the program's words, and on missing audits; passes on clean ones" {
+    use_fake_step
+    record build pass
+    audit='audit\tstep=04-fake\tn=%s\tblock=256\tkernels=1\\n'  # the line's end stays \n for the fake's %b
+    FAKE_STATUS=1
+    FAKE_OUTPUT="$(printf "$audit" 1)finding\tstep=04-fake\tn=1\tblock=256\tmessage=your sum_x launched cub::Kernel, not reduce_x: this step is about writing that kernel yourself and launching it\n$(printf "$audit" 2)summary\tstep=04-fake\tresult=audit\n"
+    run grade_launch_audit 256 1 2
+    assert_failure
+    assert_output --partial "your sum_x launched cub::Kernel, not reduce_x"
+    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" fail
+    # Fewer audits than sizes: the program ended before the audit (or forged its records).
+    FAKE_STATUS=0
+    FAKE_OUTPUT="$(printf "$audit" 1)summary\tstep=04-fake\tresult=correct\n"
+    run grade_launch_audit 256 1 2
+    assert_failure
+    assert_output --partial "1 launch audits for 2 sizes"
+    FAKE_OUTPUT="$(printf "$audit" 1)$(printf "$audit" 2)summary\tstep=04-fake\tresult=correct\n"
+    run grade_launch_audit 256 1 2
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" pass
+}
+
+@test "with a seed, a check passes only on a summary that carries it: records forged before main do not" {
+    use_fake_step
+    record build pass
+    GRADE_SEED=12345
+    FAKE_OUTPUT='summary\tstep=04-fake\truns=1\twrong=0\tresult=correct\n'
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "does not carry this run's seed (12345)"
+    FAKE_OUTPUT='summary\tstep=04-fake\truns=1\twrong=0\taudit_findings=0\tseed=12345\tresult=correct\n'
+    run grade_check 32 1
+    assert_success
+}
+
 @test "a program without a GPU makes its test skip, or fail with REQUIRE_GPU=1" {
     use_fake_step
     FAKE_STATUS=77
@@ -437,11 +472,11 @@ STREAM
         --gradescope "$BATS_TEST_TMPDIR/gs.json" --classroom "$BATS_TEST_TMPDIR/cr.json"
     assert_success
     assert_output --partial "# skip $program: skipped: no usable CUDA device"
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +1/14$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/16$'
     # Skipped, not failed, in the result files; Gradescope has no such status, and its output says so.
-    assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 9
+    assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 10
     refute grep -q '"status": "fail"' "$BATS_TEST_TMPDIR/cr.json"
-    assert_equal "$(grep -c '"output": "skipped, not failed (Gradescope has no status for a skipped test)' "$BATS_TEST_TMPDIR/gs.json")" 9
+    assert_equal "$(grep -c '"output": "skipped, not failed (Gradescope has no status for a skipped test)' "$BATS_TEST_TMPDIR/gs.json")" 10
     refute grep -q '"status": "failed"' "$BATS_TEST_TMPDIR/gs.json"
     if command -v python3 >/dev/null; then
         python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' "$BATS_TEST_TMPDIR/gs.json" "$BATS_TEST_TMPDIR/cr.json"
@@ -450,14 +485,14 @@ STREAM
     assert_output --partial "# skip not sanitized: the correctness tests were skipped (no GPU)"
     # JUnit: complete, one testcase per test, the skips marked.
     run cat "$BATS_TEST_TMPDIR/junit.xml"
-    assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="10" failures="0" errors="0" skipped="9"'
+    assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="12" failures="0" errors="0" skipped="10"'
     assert_line '</testsuites>'
     run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 $solutions --require-gpu \
         --results "$BATS_TEST_TMPDIR/g"
     assert_failure 1
     assert_output --partial "no GPU, and REQUIRE_GPU=1"
     # The table says why, rather than a verdict on a kernel that never ran.
-    assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +no GPU +no GPU +1/14$'
+    assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +no GPU +no GPU +2/16$'
     assert_line --partial "no GPU: the GPU tests of step(s) 04 could not run here"
 }
 
@@ -642,6 +677,41 @@ SCRIPT
     before=$(stat -c '%Y %s' "$flags" 2>/dev/null; cat "$flags" 2>/dev/null)
     run env -i CUDA_VISIBLE_DEVICES= "${build[@]}" /bin/bash "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
     assert_success
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +1/14$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/16$'
     [ ! -f "$flags" ] || assert_equal "$(stat -c '%Y %s' "$flags"; cat "$flags")" "$before"
+}
+
+@test "the report: a failed integrity test or launch audit leaves the step no points at all" {
+    results=$BATS_TEST_TMPDIR/r
+    mkdir -p "$results/08"
+    echo pass >"$results/08/build"; echo pass >"$results/08/check-32"
+    echo "pass 1.80 1.16 96.0 86 thresholds.conf" >"$results/08/speed"
+    echo pass >"$results/08/integrity"
+    echo fail >"$results/08/audit"
+    cat >"$results/bats-stream" <<'STREAM'
+1..5
+suite /x/grading/08-cascaded.bats
+begin 1 08 builds
+ok 1 08 builds in 5ms
+begin 2 08 correct with block 32
+ok 2 08 correct with block 32 in 5ms
+begin 3 08 faster than its starting kernel
+ok 3 08 faster than its starting kernel in 5ms
+begin 4 08 integrity of your file
+ok 4 08 integrity of your file in 5ms
+begin 5 08 launch audit
+not ok 5 08 launch audit in 5ms
+# your sum_cascaded launched cub::DeviceReduceKernel, not reduce_cascaded
+STREAM
+    printf '08 build 1\n08 correct 2\n08 speed 3\n08 integrity 1\n08 audit 1\n' >"$results/points.conf"
+    GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results" --gradescope "$results/gs.json"
+    assert_success
+    assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +fail +0/8$'
+    assert_output --partial "no points for step(s) 08"
+    assert_equal "$(cut -f4 "$results/tests.tsv" | sort -u)" 0
+    grep -q '"score": 0,' "$results/gs.json"
+    # An audit that did not run (a kernel not yet correct) voids nothing.
+    echo "fail not run" >"$results/08/audit"
+    GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results"
+    assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +pass +7/8$'
 }
