@@ -96,3 +96,187 @@ $output"
         <(sed '/^<!-- micro:atomics -->$/,/^<!-- \/micro -->$/d; /^<!-- bench:06 -->$/,/^<!-- \/bench -->$/d' \
         "$copy/06-reduction-direct/README.md")
 }
+
+# Profiler figures belong in the <!-- profile:NN --> blocks that
+# `make readme-figures` writes from `make profile SOLUTIONS=1 EX=NN`, headed by
+# that command and the GPU it ran on. Prints "file:line: why" for each
+# README of the workbook at $1 that breaks this:
+# - outside the generated blocks, a count of a million or more ("33,554,432"),
+#   a table row with a count of a thousand or more ("| 2,612 |"), a line that
+#   names an ncu metric (`l1tex__...`) beside a count or a decimal, or any
+#   figure of 10,000 or more, or with two decimals, that a profile block holds:
+#   a copy that the next run leaves behind. Inline code and the -n/-b lists of
+#   commands are not figures; a paragraph that says its figures are published
+#   or a one-off run may hold them.
+# - a profile block whose first line does not say "Measured by
+#   `make profile SOLUTIONS=1 EX=NN` on <GPU>, ..." for its own step (or, not
+#   yet run, "Not measured yet: `make profile SOLUTIONS=1 EX=NN` ..."), that is
+#   not closed, or whose paragraph before it does not say that
+#   `make readme-figures` writes it from that command;
+# - a step whose Makefile sets PROFILE_METRICS without a profile block.
+profile_figure_problems() {
+    local root=$1 readme dir number
+    local pool
+    pool=$(mktemp)
+    # The profile blocks' figures, digits only: "8,126,464" -> 8126464.
+    awk '
+    /^<!-- profile:[0-9]+ -->$/ { inside = 1; next }
+    /^<!-- \/profile -->$/ { inside = 0; next }
+    inside && !/^(Measured by|Not measured yet)/ {
+        line = $0
+        while (match(line, /[0-9][0-9,]*(\.[0-9]+)?/)) {
+            figure = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+            sub(/,$/, "", figure); gsub(/,/, "", figure)
+            if (figure ~ /\.[0-9][0-9]/ || (figure !~ /\./ && figure + 0 >= 10000)) print figure
+        }
+    }' "$root"/README.md "$root"/[0-9][0-9]-*/README.md | sort -u >"$pool"
+    for readme in "$root"/README.md "$root"/[0-9][0-9]-*/README.md; do
+        [ -f "$readme" ] || continue
+        dir=$(dirname "$readme"); number=$(basename "$dir"); number=${number%%-*}
+        [ "$dir" = "$root" ] && number=
+        awk -v name="${readme#"$root"/}" -v step="$number" '
+        function figures(line, out,    n, figure) {  # the figures of a line, as printed
+            gsub(/`[^`]*`/, " ", line)                # inline code: names, commands
+            gsub(/-[nb] [0-9^,+x]+/, " ", line)        # size and block lists
+            n = 0
+            while (match(line, /[0-9][0-9,]*(\.[0-9]+)?/)) {
+                figure = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+                sub(/,$/, "", figure)
+                out[++n] = figure
+            }
+            return n
+        }
+        function check(    i, n, k, f, digits, marked) {
+            marked = para ~ /published|one-off|Harris|G80|RTX 3050/
+            for (i = 1; !marked && i <= count; i++) {
+                n = figures(text[i], f)
+                for (k = 1; k <= n; k++) {
+                    digits = f[k]; gsub(/,/, "", digits)
+                    if (f[k] ~ /^[0-9][0-9]?[0-9]?(,[0-9][0-9][0-9])(,[0-9][0-9][0-9])+$/)
+                        print name ":" at[i] ": a profiler-sized count outside a profile block: " f[k]
+                    else if (text[i] ~ /^[ \t]*\|/ && f[k] ~ /^[0-9][0-9]?[0-9]?(,[0-9][0-9][0-9])+$/)
+                        print name ":" at[i] ": a table of counts outside a profile block: " f[k]
+                    else if (text[i] ~ /[a-z0-9]__[a-z]/ && f[k] ~ /[,.]/)
+                        print name ":" at[i] ": an ncu metric with a figure outside a profile block: " f[k]
+                    else if ((digits ~ /\.[0-9][0-9]/ || (digits !~ /\./ && digits + 0 >= 10000)) && (digits in pool))
+                        print name ":" at[i] ": a profile block'"'"'s figure copied outside it: " f[k]
+                }
+            }
+            if (para != "") last = para
+            para = ""; count = 0
+        }
+        FNR == NR { pool[$0] = 1; next }
+        /^<!-- profile:[0-9]+ -->$/ {
+            block = $0; gsub(/[^0-9]/, "", block)
+            if (step != "" && block != step) print name ":" FNR ": a profile block of step " block " in step " step "'"'"'s README"
+            command = "`make profile SOLUTIONS=1 EX=" block "`"
+            before = (para != "" ? para : last); gsub(/`/, "", before); gsub(/[ \t]+/, " ", before)
+            if (index(before, "make readme-figures") == 0 || index(before, substr(command, 2, length(command) - 2)) == 0)
+                print name ":" FNR ": the paragraph before the block does not say that make readme-figures writes it from " command
+            profiles[block] = 1
+        }
+        /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+) -->$/ {
+            check(); inside = $0; opened = FNR; header = ""; next
+        }
+        /^<!-- \/(bench|micro|profile) -->$/ {
+            if (inside ~ /profile/ && header == "") print name ":" opened ": an empty profile block"
+            inside = ""; next
+        }
+        inside != "" {
+            if (inside ~ /profile/ && header == "" && $0 !~ /^(```)?[ \t]*$/) {
+                header = $0
+                if (index(header, "Measured by " command " on ") == 1) {
+                    gpu = substr(header, length("Measured by " command " on ") + 1); sub(/,.*/, "", gpu)
+                    if (gpu !~ /[A-Za-z0-9]/) print name ":" FNR ": the profile block does not name its GPU: " header
+                } else if (header != "Not measured yet: " command " on a GPU, then `make readme-figures`, writes this block.")
+                    print name ":" FNR ": the profile block is not headed \"Measured by " command " on <GPU>, ...\": " header
+            }
+            next
+        }
+        /^[[:space:]]*$/ { check(); next }
+        { para = para " " $0; text[++count] = $0; at[count] = FNR }
+        END {
+            check()
+            if (inside != "") print name ":" opened ": a block that is not closed"
+            if (step != "" && wants_profile && !(step in profiles)) print name ": no <!-- profile:" step " --> block, though its Makefile sets PROFILE_METRICS"
+        }' wants_profile="$(grep -qs '^PROFILE_METRICS' "$dir/Makefile" && echo 1)" "$pool" "$readme"
+    done
+    rm -f "$pool"
+}
+
+@test "profiler figures stand only in profile blocks, each headed by make profile SOLUTIONS=1 EX=NN and its GPU" {
+    run profile_figure_problems "$WORKBOOK_DIR"
+    [ -z "$output" ] || fail "profiler figures out of place, or profile blocks without their command and GPU:
+$output"
+}
+
+# A copy of the READMEs and step Makefiles, for a mutant to change.
+readme_copy() {
+    local copy=$BATS_TEST_TMPDIR/$1 dir
+    mkdir -p "$copy"
+    cp "$WORKBOOK_DIR/README.md" "$copy/"
+    for dir in "$WORKBOOK_DIR"/[0-9][0-9]-*/; do
+        mkdir -p "$copy/$(basename "$dir")"
+        cp "$dir/README.md" "$dir/Makefile" "$copy/$(basename "$dir")/"
+    done
+    echo "$copy"
+}
+
+@test "the profile check catches hand-copied profiler figures and profile blocks without their command or GPU" {
+    local copy step04=04-reduction-interleaved/README.md
+    [ -f "$WORKBOOK_DIR/$step04" ] || skip "no step 04 in this copy (a handout)"
+    copy=$(readme_copy clean)
+    run profile_figure_problems "$copy"
+    assert_output ''
+    # A count pasted into the prose, as a README would quote an old run.
+    copy=$(readme_copy pasted)
+    printf '\nThe strided kernel issued 4,456,448 instructions.\n' >>"$copy/$step04"
+    run profile_figure_problems "$copy"
+    assert_output --partial "$step04:"
+    assert_output --partial 'a profiler-sized count outside a profile block: 4,456,448'
+    # The same, smaller than a million, but one of the profile block's figures.
+    copy=$(readme_copy quoted)
+    sed -i '/^<!-- \/profile -->$/i\  reduce_interleaved_strided   123,457' "$copy/$step04"
+    printf '\nThe strided kernel has 123,457 load conflicts.\n' >>"$copy/$step04"
+    run profile_figure_problems "$copy"
+    assert_output --partial "a profile block's figure copied outside it: 123,457"
+    # A hand-copied table of counts, and a metric quoted with its value.
+    copy=$(readme_copy table)
+    printf '\n| kernel | conflicts |\n|---|---:|\n| `reduce_sequential` | 1,615 |\n' >>"$copy/$step04"
+    printf '\nHere `dram__throughput.avg.pct_of_peak_sustained_elapsed` reads 91.52.\n' >>"$copy/$step04"
+    run profile_figure_problems "$copy"
+    assert_output --partial 'a table of counts outside a profile block: 1,615'
+    assert_output --partial 'an ncu metric with a figure outside a profile block: 91.52'
+    # A profile output pasted as a code block outside the profile block.
+    copy=$(readme_copy fenced)
+    printf '\n```\nsmsp__inst_executed.sum\n  reduce_interleaved_masked   3,932,160\n```\n' >>"$copy/$step04"
+    run profile_figure_problems "$copy"
+    assert_output --partial 'outside a profile block: 3,932,160'
+    # A profile block whose header lost the GPU (nvidia-smi found none), ...
+    copy=$(readme_copy nogpu)
+    sed -i '/^<!-- profile:04 -->$/,/^<!-- \/profile -->$/s/^\(Measured by `make profile SOLUTIONS=1 EX=04` on \)[^,]*,/\1,/' "$copy/$step04"
+    run profile_figure_problems "$copy"
+    assert_output --partial 'the profile block does not name its GPU'
+    # ... that names no make profile command, or another step's, or the exercise's.
+    local header
+    for header in 'Measured on an H100:' \
+        'Measured by `make profile SOLUTIONS=1 EX=05` on NVIDIA H100 80GB HBM3, 2026-11-22:' \
+        'Measured by `make profile EX=04` on NVIDIA H100 80GB HBM3, 2026-11-22:'; do
+        copy=$(readme_copy header)
+        awk -v header="$header" '/^Measured by `make profile/ && !done { print header; done = 1; next } 1' \
+            "$WORKBOOK_DIR/$step04" >"$copy/$step04"
+        run profile_figure_problems "$copy"
+        assert_output --partial "$step04:"
+        assert_output --partial 'the profile block is not headed "Measured by `make profile SOLUTIONS=1 EX=04` on <GPU>'
+    done
+    # A step whose profile block is gone, and a block whose paragraph no longer
+    # says where it comes from.
+    copy=$(readme_copy gone)
+    sed -i '/^<!-- profile:04 -->$/,/^<!-- \/profile -->$/d' "$copy/$step04"
+    run profile_figure_problems "$copy"
+    assert_output --partial 'no <!-- profile:04 --> block, though its Makefile sets PROFILE_METRICS'
+    copy=$(readme_copy unsaid)
+    sed -i 's/written here by `make readme-figures` from/written here from/' "$copy/$step04"
+    run profile_figure_problems "$copy"
+    assert_output --partial 'does not say that make readme-figures writes it from `make profile SOLUTIONS=1 EX=04`'
+}
