@@ -280,3 +280,43 @@ readme_copy() {
     run profile_figure_problems "$copy"
     assert_output --partial 'does not say that make readme-figures writes it from `make profile SOLUTIONS=1 EX=04`'
 }
+
+@test "make readme-figures fills every step's profile block, leaves one without its output as it was, and the result passes the profile check" {
+    local copy=$BATS_TEST_TMPDIR/workbook readme number missing=
+    mkdir -p "$copy" "$BATS_TEST_TMPDIR/results"
+    cp -r "$WORKBOOK_DIR/README.md" "$WORKBOOK_DIR/common" "$copy/"
+    for readme in "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md; do
+        mkdir -p "$copy/$(basename "$(dirname "$readme")")"
+        cp "$readme" "$(dirname "$readme")/Makefile" "$copy/$(basename "$(dirname "$readme")")/"
+    done
+    cp "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" "$BATS_TEST_TMPDIR/results/bench.log"
+    # Every step's make profile output but the last one's, headed as the
+    # Makefile heads it.
+    for readme in "$copy"/[0-9][0-9]-*/README.md; do
+        number=$(basename "$(dirname "$readme")"); number=${number%%-*}
+        grep -q "^<!-- profile:$number -->$" "$readme" || continue
+        [ -z "$missing" ] || printf 'Measured by `make profile SOLUTIONS=1 EX=%s` on Fake GPU %s, 2026-01-01:\n== ncu --metrics m ./p\n\nm\n  kernel_%s   1,234,567\n' \
+            "$missing" "$missing" "$missing" >"$BATS_TEST_TMPDIR/results/profile-$missing.txt"
+        missing=$number
+    done
+    [ -n "$missing" ] || fail "no README has a profile block"
+    run "$copy/common/readme-figures.sh" "$BATS_TEST_TMPDIR/results/bench.log" "$copy"
+    assert_success
+    assert_output --partial "no $BATS_TEST_TMPDIR/results/profile-$missing.txt: step $missing's profile stays as it is"
+    for readme in "$copy"/[0-9][0-9]-*/README.md; do
+        number=$(basename "$(dirname "$readme")"); number=${number%%-*}
+        grep -q "^<!-- profile:$number -->$" "$readme" || continue
+        run sed -n "/^<!-- profile:$number -->$/,/^<!-- \/profile -->$/p" "$readme"
+        if [ "$number" = "$missing" ]; then
+            # Left exactly as it was.
+            diff <(echo "$output") <(sed -n "/^<!-- profile:$number -->$/,/^<!-- \/profile -->$/p" \
+                "$WORKBOOK_DIR/${readme#"$copy"/}")
+        else
+            assert_line "Measured by \`make profile SOLUTIONS=1 EX=$number\` on Fake GPU $number, 2026-01-01:"
+            assert_line "  kernel_$number   1,234,567"
+            [ "$(grep -c '^Measured by' <<<"$output")" -eq 1 ] || fail "$readme: the old block was not replaced"
+        fi
+    done
+    run profile_figure_problems "$copy"
+    assert_output ''
+}
