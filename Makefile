@@ -17,12 +17,16 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 # The steps EX names (all of them without EX).
 PICKED := $(if $(EX),$(foreach e,$(EX),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean $(STEPS)
+.PHONY: all help test test-mutants test-toolkits doctor grade bench calibrate readme-figures sanitize profile clean harness $(STEPS)
 
 all: $(STEPS)
 
-# Each step builds its exercise and, if there is one, its solution.
-$(STEPS):
+# The shared harness first, once for all steps (common/build); then each step
+# builds its exercise and, if there is one, its solution.
+harness:
+	$(MAKE) -C $(firstword $(STEPS)) harness
+
+$(STEPS): harness
 	$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution)
 
 help:
@@ -35,10 +39,14 @@ help:
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson"
 	@echo "make test-mutants    (GPU) check that grading catches 24 planted mistakes"
+	@echo "make test-toolkits   build and test with CUDA 11.8, 12.4 and this nvcc, each unpacked into a cache"
+	@echo "make doctor          what this machine has of what the workbook needs, each with its fix"
 	@echo "make clean           remove every build output"
 
 # The tests' TAP goes to results/tests.tap too; the last lines say what was skipped.
-test: all
+# The build uses every core, unless make was already given -j.
+test:
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1)) all
 	@mkdir -p results
 	set -o pipefail; bats --formatter tap tests | tee results/tests.tap
 	@awk '/^(not )?ok / { n++ } /^not ok / { f++ } / # skip / { s++; sub(/^ok [0-9]+ /, ""); print "skipped: " $$0 } \
@@ -61,6 +69,12 @@ readme-figures:
 test-mutants: all
 	tests/mutants/run
 
+test-toolkits:
+	tests/toolkits/run
+
+doctor:
+	@common/doctor.sh
+
 define one_step
 $(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04))
 endef
@@ -75,3 +89,4 @@ profile:
 
 clean:
 	for s in $(STEPS); do $(MAKE) -C $$s clean; done
+	rm -rf common/build

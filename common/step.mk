@@ -32,17 +32,29 @@ else
   PROFILE_ARGS ?= -n 2^20 -b 256 -r 1
 endif
 
-ALL_FLAGS := $(NVCCFLAGS) $(GENCODE) -I$(COMMON_DIR)
-# Rebuild everything when the flags change (another SM, another nvcc).
-$(shell mkdir -p $(BUILD); [ "$$(cat $(BUILD)/flags 2>/dev/null)" = '$(NVCC) $(ALL_FLAGS)' ] || echo '$(NVCC) $(ALL_FLAGS)' > $(BUILD)/flags)
+ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR) $(CUPTI_CFLAGS)
+# The shared harness is compiled once for every step, into common/build.
+COMMON_BUILD := $(COMMON_DIR)/build
+include $(COMMON_DIR)/common.mk
+# Rebuild everything when the flags change (another SM, another nvcc). The file
+# is replaced whole, so that a make running beside this one never reads half.
+define note_flags
+$(shell mkdir -p $(1); [ "$$(cat $(1)/flags 2>/dev/null)" = '$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS)' ] || \
+    { echo '$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS)' > $(1)/flags.$$$$ && mv $(1)/flags.$$$$ $(1)/flags; })
+endef
+$(call note_flags,$(BUILD))
+$(call note_flags,$(COMMON_BUILD))
 
-SHARED_OBJS := $(BUILD)/main.o $(BUILD)/harness.o $(BUILD)/$(TRACK).o
+SHARED_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACK)))
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
-.PHONY: all solution sanitize profile clean print-program
+.PHONY: all solution harness sanitize profile clean print-program
 .DELETE_ON_ERROR:
 
 all: $(PROGRAM)
+
+# Every shared object, both tracks: the top-level make builds them first, once.
+harness: $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACKS)))
 
 ifneq ($(wildcard $(SOLUTION_SRC)),)
 solution: $(PROGRAM)_solution
@@ -52,10 +64,10 @@ solution:
 endif
 
 $(PROGRAM): $(BUILD)/exercise.o $(SHARED_OBJS)
-	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(LDLIBS)
+	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
 
 $(PROGRAM)_solution: $(BUILD)/solution.o $(SHARED_OBJS)
-	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(LDLIBS)
+	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
 
 $(BUILD)/exercise.o: $(PROGRAM).cu $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
@@ -66,10 +78,10 @@ $(BUILD)/solution.o: $(SOLUTION_SRC) $(BUILD)/flags
 $(BUILD)/main.o: main.cu $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
-$(BUILD)/%.o: $(COMMON_DIR)/%.cu $(BUILD)/flags
+$(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
--include $(wildcard $(BUILD)/*.d)
+-include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/*.d)
 
 sanitize: $(TARGET)
 	$(COMMON_DIR)/sanitize.sh ./$(TARGET) --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS)
