@@ -10,7 +10,10 @@
 #   CUDA_PATH, NVCC  which CUDA toolkit to use
 
 SHELL := /bin/bash
-include common/cuda.mk
+# make doctor and make help work where no CUDA toolkit does.
+ifneq ($(if $(MAKECMDGOALS),$(filter-out doctor help,$(MAKECMDGOALS)),all),)
+  include common/cuda.mk
+endif
 
 STEPS := $(sort $(wildcard [0-9][0-9]-*))
 SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))

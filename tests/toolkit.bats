@@ -102,3 +102,15 @@ cuda_mk() {
         assert_output --regexp "\.sm_${arch}\.cubin"
     done
 }
+
+@test "tests/toolkits/run: --help exits 0; an unknown toolkit or option exits 2, before fetching anything" {
+    run "$WORKBOOK_DIR/tests/toolkits/run" --help
+    assert_success
+    assert_output --partial "usage: tests/toolkits/run"
+    run --separate-stderr "$WORKBOOK_DIR/tests/toolkits/run" --cache "$BATS_TEST_TMPDIR/cache" 10.2
+    assert_failure 2
+    assert_equal "$stderr" "toolkits: no toolkit 10.2: one of 11.8 12.4 12.4+cccl12.9 system"
+    run "$WORKBOOK_DIR/tests/toolkits/run" --bogus
+    assert_failure 2
+    [ ! -e "$BATS_TEST_TMPDIR/cache" ] || fail "a bad argument created the cache folder"
+}
