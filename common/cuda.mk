@@ -52,7 +52,8 @@ ifeq ($(strip $(ARCHS)),)
 endif
 
 comma := ,
-# CUDA 12.8 and later warn that sm_70 is deprecated: building it is the point.
+# The newer 12.x nvcc warn that sm_70 is deprecated: building it for V100s is
+# deliberate.
 GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
            $(if $(PTX_ARCH),-gencode arch=compute_$(PTX_ARCH)$(comma)code=compute_$(PTX_ARCH)) \
            -Wno-deprecated-gpu-targets
