@@ -23,9 +23,7 @@ fake_path() {
         done
     done
     # nvcc as make finds it, whichever way that is here.
-    local nvcc
-    nvcc=$(make -s -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print SM=0)
-    [ -e "$bin/nvcc" ] || ln -s "$nvcc" "$bin/nvcc"
+    [ -e "$bin/nvcc" ] || ln -s "$(make_nvcc)" "$bin/nvcc"
     # An ncu that reads the counters, at once.
     printf '#!/bin/sh\n[ "$1" = --version ] && { echo "Version 2099.1"; exit 0; }\necho "smsp__inst_executed.sum 1"\n' >"$bin/ncu"
     chmod +x "$bin/ncu"
@@ -44,7 +42,9 @@ EOF
     chmod +x "$1/nvidia-smi"
 }
 
-nvcc_release() { nvcc --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'; }
+# The nvcc that make, and so the doctor, uses here.
+make_nvcc() { make -s -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print SM=0; }
+nvcc_release() { "$(make_nvcc)" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'; }
 
 @test "doctor --help exits 0; a bad option exits 2" {
     run "$DOCTOR" --help
@@ -112,8 +112,9 @@ nvcc_release() { nvcc --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'
 @test "the doctor reads the build's architectures and says whether they run on the GPU" {
     local program=$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved
     [ -x "$program" ] || skip "nothing built: run make first"
-    local held
-    held=$(cuobjdump --list-elf "$program" 2>/dev/null | sed -n 's/.*\.sm_\([0-9]*\)\.cubin$/\1/p' | sort -n | tail -n 1)
+    local held cuobjdump
+    cuobjdump=$(dirname "$(readlink -f "$(make_nvcc)")")/cuobjdump
+    held=$("$cuobjdump" --list-elf "$program" 2>/dev/null | sed -n 's/.*\.sm_\([0-9]*\)\.cubin$/\1/p' | sort -n | tail -n 1)
     [ -n "$held" ] || skip "no cuobjdump here"
     bin=$(fake_path nvidia-smi)
     # The build's own newest architecture: it runs.
