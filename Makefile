@@ -10,7 +10,10 @@
 #   CUDA_PATH, NVCC  which CUDA toolkit to use
 
 SHELL := /bin/bash
-include common/cuda.mk
+# make doctor and make help work where no CUDA toolkit does.
+ifneq ($(if $(MAKECMDGOALS),$(filter-out doctor help,$(MAKECMDGOALS)),all),)
+  include common/cuda.mk
+endif
 
 STEPS := $(sort $(wildcard [0-9][0-9]-*))
 SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
@@ -19,12 +22,16 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))
 PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-mutants grade bench calibrate readme-figures sanitize profile clean micro-atomics handout $(STEPS)
+.PHONY: all help test test-mutants test-toolkits doctor grade bench calibrate readme-figures sanitize profile clean harness micro-atomics handout $(STEPS)
 
 all: $(STEPS)
 
-# Each step builds its exercise and, if there is one, its solution.
-$(STEPS):
+# The shared harness first, once for all steps (common/build); then each step
+# builds its exercise and, if there is one, its solution.
+harness:
+	$(MAKE) -C $(firstword $(STEPS)) harness
+
+$(STEPS): harness
 	$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution)
 
 help:
@@ -40,10 +47,14 @@ help:
 	@echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants"
 	@echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
 	@echo "make handout STEP=05 DEST=dir   a copy for a class: the steps up to 05, no solutions"
+	@echo "make test-toolkits   build and test with CUDA 11.8, 12.4 and this nvcc, each unpacked into a cache"
+	@echo "make doctor          what this machine has of what the workbook needs, each with its fix"
 	@echo "make clean           remove every build output"
 
 # The tests' TAP goes to results/tests.tap too; the last lines say what was skipped.
-test: all
+# The build uses every core, unless make was already given -j.
+test:
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1)) all
 	@mkdir -p results
 	set -o pipefail; bats --formatter tap tests | tee results/tests.tap
 	@awk '/^(not )?ok / { n++ } /^not ok / { f++ } / # skip / { s++; sub(/^ok [0-9]+ /, ""); print "skipped: " $$0 } \
@@ -78,6 +89,12 @@ test-mutants: all
 handout:
 	$(if $(and $(STEP),$(DEST)),,$(error name the last step and a new folder: make handout STEP=05 DEST=../workbook-05))
 	common/handout.sh "$(STEP)" "$(DEST)"
+
+test-toolkits:
+	tests/toolkits/run
+
+doctor:
+	@common/doctor.sh
 
 define one_step
 $(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04 (EX=$(EX) names $(words $(PICKED)))))
@@ -114,3 +131,4 @@ micro-atomics: $(if $(wildcard common/micro/atomics.cu),$(MICRO_ATOMICS))
 clean:
 	for s in $(STEPS); do $(MAKE) -C $$s clean; done
 	rm -rf common/micro/build
+	rm -rf common/build

@@ -11,7 +11,9 @@
 #include "block_sum.cuh"
 #include "reduction.h"
 
-#include <cub/cub.cuh>
+// The one CUB header it needs: <cub/cub.cuh> pulls in all of CUB, and with
+// CUDA 11.8 its <map> does not compile under g++ 12.
+#include <cub/device/device_reduce.cuh>
 
 // Step 07's solution: two elements per thread, the tree unrolled for a
 // block size known at compile time (block_sum, in ../common/block_sum.cuh);

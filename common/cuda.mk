@@ -8,6 +8,11 @@
 #   SM         architectures without the dot, e.g. SM=90 or SM="80 90". Unset: the
 #              local GPUs' own (from nvidia-smi); with no GPU, a list of common
 #              ones, less those this nvcc cannot build (CUDA 13 starts at sm_75).
+#   CCBIN      the host compiler, when nvcc's default is too new for it (CUDA 11.8
+#              wants g++ 11 or older: CCBIN=g++-11)
+#   CUPTI_INCLUDE, CUPTI_LIB   CUPTI's folders, found below: extras/CUPTI in
+#              some toolkits, include/ and lib64/ in others, the system's own
+#              folders in Debian's packages (where nothing needs adding)
 
 ifdef CUDA_PATH
   NVCC ?= $(CUDA_PATH)/bin/nvcc
@@ -29,12 +34,25 @@ ifneq ($(NEEDS_COMPILER),)
   endif
 endif
 
+# The toolkit's root: CUDA_PATH, else the folder above the real nvcc's bin/.
+CUDA_ROOT := $(or $(CUDA_PATH),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC)))))
+CUPTI_INCLUDE ?= $(wildcard $(CUDA_ROOT)/extras/CUPTI/include)
+CUPTI_LIB ?= $(wildcard $(CUDA_ROOT)/extras/CUPTI/lib64)
+CUPTI_CFLAGS := $(addprefix -I,$(CUPTI_INCLUDE))
+# A toolkit outside the loader's path (CUDA_PATH=/opt/...) builds programs that
+# would not start ("libcublas.so.12: cannot open shared object file"): they
+# carry the path to its libraries. The system's own folders need none.
+CUDA_LIB_DIRS := $(filter-out /usr/lib% /lib%,$(wildcard $(CUDA_ROOT)/lib64) $(CUPTI_LIB))
+CUDA_LDFLAGS := $(addprefix -L,$(CUPTI_LIB)) $(addprefix -Xlinker -rpath=,$(CUDA_LIB_DIRS))
+NVCC_HOST := $(if $(CCBIN),-ccbin $(CCBIN))
+
 ifeq ($(origin SM),undefined)
   SM := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d . | grep -E '^[0-9]+$$' | sort -u)
   export SM  # sub-makes inherit the answer, even an empty one, and ask nvidia-smi no more
 endif
 
-COMMON_ARCHS := 75 80 86 89 90 100 120
+# 70 (V100) still builds with CUDA 11.8 and 12.x; the filter drops it for 13.
+COMMON_ARCHS := 70 75 80 86 89 90 100 120
 ifeq ($(strip $(SM)),)
   NVCC_ARCHS := $(if $(NEEDS_COMPILER),$(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed -n 's/^compute_//p'))
   ARCHS := $(filter $(NVCC_ARCHS),$(COMMON_ARCHS))
@@ -50,8 +68,11 @@ ifneq ($(NEEDS_COMPILER),)
 endif
 
 comma := ,
+# The newer 12.x nvcc warn that sm_70 is deprecated: building it for V100s is
+# deliberate.
 GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
-           $(if $(PTX_ARCH),-gencode arch=compute_$(PTX_ARCH)$(comma)code=compute_$(PTX_ARCH))
+           $(if $(PTX_ARCH),-gencode arch=compute_$(PTX_ARCH)$(comma)code=compute_$(PTX_ARCH)) \
+           -Wno-deprecated-gpu-targets
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xcompiler -Wall
 
 # SOLUTIONS=1 (the top-level spelling) and SOLUTION=1 (a step folder's) are one

@@ -34,28 +34,36 @@ else
   PROFILE_ARGS ?= -n 2^20 -b 256 -r 1
 endif
 
-# The launch audit (audit.cu) traces with CUPTI, the toolkit's tracing library:
-# in include/ and lib64/ (or lib/) of the toolkit, or in extras/CUPTI/ of older
-# ones. The program finds it at run time where it was found at build time.
-CUDA_ROOT := $(abspath $(CUDA_BIN)/..)
-CUPTI_INCLUDE := $(wildcard $(CUDA_ROOT)/extras/CUPTI/include)
-CUPTI_LIB_DIRS := $(patsubst %/,%,$(dir $(wildcard $(addsuffix /libcupti.so,$(CUDA_ROOT)/extras/CUPTI/lib64 $(CUDA_ROOT)/lib64 $(CUDA_ROOT)/lib))))
-LDLIBS += $(addprefix -L,$(CUPTI_LIB_DIRS)) $(addprefix -Xlinker -rpath=,$(CUPTI_LIB_DIRS)) -lcupti
+# The launch audit (audit.cu) traces with CUPTI, the toolkit's tracing library
+# (its folders: CUPTI_INCLUDE and CUPTI_LIB, in cuda.mk).
+LDLIBS += -lcupti
 
-ALL_FLAGS := $(NVCCFLAGS) $(GENCODE) -I$(COMMON_DIR) $(addprefix -I,$(CUPTI_INCLUDE))
-# Rebuild everything when the flags change (another SM, another nvcc). Goals
-# that build nothing (print-program, help, clean) leave the record alone.
+ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR) $(CUPTI_CFLAGS)
+# The shared harness is compiled once for every step, into common/build.
+COMMON_BUILD := $(COMMON_DIR)/build
+include $(COMMON_DIR)/common.mk
+# Rebuild everything when the flags change (another SM, another nvcc). The file
+# is replaced whole, so that a make running beside this one never reads half.
+define note_flags
+$(shell mkdir -p $(1); [ "$$(cat $(1)/flags 2>/dev/null)" = '$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS)' ] || \
+    { echo '$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS)' > $(1)/flags.$$$$ && mv $(1)/flags.$$$$ $(1)/flags; })
+endef
+# Goals that build nothing (print-program, help, clean) leave the records alone.
 ifneq ($(NEEDS_COMPILER),)
-$(shell mkdir -p $(BUILD); [ "$$(cat $(BUILD)/flags 2>/dev/null)" = '$(NVCC) $(ALL_FLAGS)' ] || echo '$(NVCC) $(ALL_FLAGS)' > $(BUILD)/flags)
+$(call note_flags,$(BUILD))
+$(call note_flags,$(COMMON_BUILD))
 endif
 
-SHARED_OBJS := $(BUILD)/main.o $(BUILD)/harness.o $(BUILD)/$(TRACK).o $(BUILD)/audit.o
+SHARED_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACK)))
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
-.PHONY: all solution sanitize profile grade help clean print-program print-sanitize-args
+.PHONY: all solution harness sanitize profile grade help clean print-program print-sanitize-args
 .DELETE_ON_ERROR:
 
 all: $(PROGRAM)
+
+# Every shared object, both tracks: the top-level make builds them first, once.
+harness: $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACKS)))
 
 ifneq ($(wildcard $(SOLUTION_SRC)),)
 solution: $(PROGRAM)_solution
@@ -65,10 +73,10 @@ solution:
 endif
 
 $(PROGRAM): $(BUILD)/exercise.o $(SHARED_OBJS)
-	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(LDLIBS)
+	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
 
 $(PROGRAM)_solution: $(BUILD)/solution.o $(SHARED_OBJS)
-	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(LDLIBS)
+	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
 
 $(BUILD)/exercise.o: $(PROGRAM).cu $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
@@ -79,10 +87,10 @@ $(BUILD)/solution.o: $(SOLUTION_SRC) $(BUILD)/flags
 $(BUILD)/main.o: main.cu $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
-$(BUILD)/%.o: $(COMMON_DIR)/%.cu $(BUILD)/flags
+$(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
--include $(wildcard $(BUILD)/*.d)
+-include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/*.d)
 
 sanitize: $(TARGET)
 	$(COMMON_DIR)/sanitize.sh ./$(TARGET) --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS)
