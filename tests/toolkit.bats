@@ -67,9 +67,9 @@ cuda_mk() {
     run cuda_mk CUDA_ROOT SM= NVCC="$BATS_TEST_TMPDIR/opt/cuda/bin/nvcc"
     assert_output "$BATS_TEST_TMPDIR/opt/cuda"
     # Debian's packages: nvcc in /usr/bin, libraries and CUPTI in the system's folders.
-    run cuda_mk CUDA_LDFLAGS SM=90 CUDA_PATH=/usr
+    run cuda_mk CUDA_LDFLAGS SM=90 CUDA_PATH=/usr NVCC="$(command -v nvcc)"
     assert_output ""
-    run cuda_mk CUPTI_CFLAGS SM=90 CUDA_PATH=/usr
+    run cuda_mk CUPTI_CFLAGS SM=90 CUDA_PATH=/usr NVCC="$(command -v nvcc)"
     assert_output ""
 }
 
