@@ -62,7 +62,7 @@ header == 2 {
     split_csv($0, f)
     name = f[col["Kernel Name"]]
     sub(/\(.*/, "", name)
-    # the harness's own kernels (the L2 flush, the checks, the audit's marker) are no lesson
+    # kernels of the harness itself (the L2 flush, the checks, the audit marker) are no lesson
     if (name ~ /^(void )?(flush_l2|abs_copy|count_off_elements|audit_marker)/ || (name in seen)) next
     seen[name] = 1
     order[++kernels] = name

@@ -177,3 +177,30 @@ SCRIPT
     run env bash "$WORKBOOK_DIR/.ci/run" --check-tools
     assert_success
 }
+
+@test "make profile's table shows each kernel's first launch, without the harness's own kernels" {
+    bin=$BATS_TEST_TMPDIR/bin
+    mkdir -p "$bin"
+    # An ncu that writes a raw page as Nsight Compute does: a header, a units row, a row per launch.
+    cat >"$bin/ncu" <<'FAKE'
+#!/bin/bash
+while [ $# -gt 0 ]; do case $1 in --log-file) log=$2; shift 2 ;; *) shift ;; esac; done
+{
+    echo '"ID","Process ID","Kernel Name","m1"'
+    echo '"","","","sectors"'
+    echo '"0","1","flush_l2_kernel(const int4 *, unsigned long, int *)","5"'
+    echo '"1","1","abs_copy(const float *, float *, unsigned long)","7"'
+    echo '"2","1","matmul_uncoalesced(const float *, const float *, float *, int)","570"'
+    echo '"3","1","matmul_naive(const float *, const float *, float *, int)","134"'
+    echo '"4","1","matmul_naive(const float *, const float *, float *, int)","999"'
+    echo '"5","1","count_off_elements(const float *, const float *, const float *, float, unsigned long, int *)","1"'
+    echo '"6","1","void audit_marker()","1"'
+} >"$log"
+FAKE
+    chmod +x "$bin/ncu"
+    run env CUDA_BIN="$bin/" "$WORKBOOK_DIR/common/profile.sh" m1 /bin/true
+    assert_success
+    assert_line --regexp '^  matmul_uncoalesced +570$'
+    assert_line --regexp '^  matmul_naive +134$'
+    refute_output --regexp 'flush_l2|abs_copy|count_off_elements|audit_marker|999'
+}
