@@ -63,11 +63,15 @@ static const double SPAN_SLACK_MS = 0.02;
 // Tracing
 // ===========================================================================
 
-#if CUPTI_API_VERSION >= 130000
+// Each CUPTI names its newest record layouts; the fields read here are in all of them.
+#if CUPTI_API_VERSION >= 130000  // CUDA 13
 typedef CUpti_ActivityKernel10 kernel_record;
 typedef CUpti_ActivityMemcpy6 copy_record;
-#else
+#elif CUPTI_API_VERSION >= 19    // CUDA 12
 typedef CUpti_ActivityKernel9 kernel_record;
+typedef CUpti_ActivityMemcpy5 copy_record;
+#else                            // CUDA 11.8
+typedef CUpti_ActivityKernel8 kernel_record;
 typedef CUpti_ActivityMemcpy5 copy_record;
 #endif
 typedef CUpti_ActivityMemset4 fill_record;
