@@ -269,15 +269,18 @@ learner_object() {
 # if it is not an executable file.
 find_cuda_tool() {
     local path nvcc_dir
+    # Prints the path, or nothing; always succeeds, so that a missing tool is
+    # a skip with its reason, not a failed assignment under bats' errexit.
     if [ -n "${2:-}" ]; then
-        [ -x "$2" ] && [ -f "$2" ] && echo "$2"
-        return
+        if [ -x "$2" ] && [ -f "$2" ]; then echo "$2"; fi
+        return 0
     fi
-    path=$(command -v "$1" 2>/dev/null) && { echo "$path"; return; }
+    path=$(command -v "$1" 2>/dev/null) && { echo "$path"; return 0; }
     nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc")")
     for path in "$nvcc_dir/$1" "${CUDA_PATH:-/usr/local/cuda}/bin/$1"; do
-        [ -x "$path" ] && { echo "$path"; return; }
+        [ -x "$path" ] && { echo "$path"; return 0; }
     done
+    return 0
 }
 
 # lesson_launches CSV METRIC: from ncu's raw CSV page, one line per kernel in

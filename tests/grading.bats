@@ -715,3 +715,14 @@ STREAM
     GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results"
     assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +pass +7/8$'
 }
+
+@test "a missing ncu or compute-sanitizer makes its test skip, also under bats' errexit, outside run" {
+    # The graded tests call these functions directly, where a failed
+    # assignment would end the test as failed: find_cuda_tool must succeed.
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    set -e
+    tool=$(find_cuda_tool ncu "$BATS_TEST_TMPDIR/no/ncu")
+    assert_equal "$tool" ""
+    tool=$(find_cuda_tool compute-sanitizer "$BATS_TEST_TMPDIR/no/compute-sanitizer")
+    assert_equal "$tool" ""
+}
