@@ -1,6 +1,8 @@
 // harness.cu: the shared harness (see harness.h for what each part is for).
 #include "harness.h"
 
+#include "audit.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -624,4 +626,15 @@ static void print_results(const options *opt, const char *config, const char *ra
         printf("  %-*s %10.4f   ±%4.1f%% %9.1f %8.1f%% %s %s\n", width, name, row->t.median_ms, spread, row->rate,
                row->pct_ceiling, speedup_cell(row->x_start, xs, sizeof xs), speedup_cell(row->x_first, xf, sizeof xf));
     }
+}
+
+bool rate_implausible(const options *opt, const char *label, double pct_of_ceiling, const char *ceiling_name)
+{
+    if (!(pct_of_ceiling > PLAUSIBLE_PCT_CEILING) || !audit_available())
+        return false;
+    fprintf(opt->machine ? stderr : stdout,
+            "IMPLAUSIBLE: '%s' [yours] ran at %.0f%% of the %s rate measured in the same run (more than %.0f%% is not "
+            "believable): the timed call did not do the work\n",
+            label, pct_of_ceiling, ceiling_name, PLAUSIBLE_PCT_CEILING);
+    return true;
 }

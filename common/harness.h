@@ -169,6 +169,12 @@ void time_and_report(const options *opt, const char *config, const timed_entry *
 // than noise: a reduction reads half of what it moves, at the same rate).
 #define PLAUSIBLE_PCT_CEILING 105.0
 
+// The gate: true, after saying so, when the graded kernel (`label`) ran above
+// PLAUSIBLE_PCT_CEILING of the ceiling (`ceiling_name`: "cuBLAS", "copy").
+// Under ncu or compute-sanitizer (the launch audit is off then) kernels are
+// replayed or instrumented: their times say nothing, so neither does the gate.
+bool rate_implausible(const options *opt, const char *label, double pct_of_ceiling, const char *ceiling_name);
+
 // Print the device header (table) or the device record (--machine).
 void print_device(const options *opt, const char *step);
 

@@ -450,15 +450,8 @@ static int time_contenders(const options *opt, const matmul_step *step, const co
     int graded = count;  // entry of the last of the learner's kernels
     while (graded > 0 && strcmp(cs[graded - 1].role, "yours") != 0)
         graded--;
-    // Under ncu or compute-sanitizer (no audit then) kernels are replayed or
-    // instrumented: their times say nothing, so neither does the gate.
-    if (graded > 0 && pct[graded] > PLAUSIBLE_PCT_CEILING && audit_available()) {
+    if (graded > 0 && rate_implausible(opt, cs[graded - 1].kernel->label, pct[graded], "cuBLAS"))
         wrong++;
-        fprintf(opt->machine ? stderr : stdout,
-                "IMPLAUSIBLE: '%s' [yours] ran at %.0f%% of cuBLAS's rate measured in the same run (more than %.0f%% "
-                "is not believable from this step's kernel): the timed call did not do the work\n",
-                cs[graded - 1].kernel->label, pct[graded], PLAUSIBLE_PCT_CEILING);
-    }
     set_activity("%s", "");
 
     for (int i = 0; i < entries_count; i++)
