@@ -49,8 +49,14 @@ fake_toolkit_workbook() {
     mkdir -p "$W/04-reduction-interleaved" "$TOOLKIT/bin"
     cp -r "$WORKBOOK_DIR/common" "$WORKBOOK_DIR/grading" "$WORKBOOK_DIR/Makefile" "$W/"
     cp "$WORKBOOK_DIR/04-reduction-interleaved/"{Makefile,*.cu} "$W/04-reduction-interleaved/"
-    mkdir -p "$W/solutions"
-    cp -r "$WORKBOOK_DIR/solutions/04-reduction-interleaved" "$W/solutions/"
+    # A solution to build (the fake nvcc reads no source): the reference one, or
+    # in a copy handed out without solutions/, the exercise standing in for it.
+    mkdir -p "$W/solutions/04-reduction-interleaved"
+    if [ -d "$WORKBOOK_DIR/solutions/04-reduction-interleaved" ]; then
+        cp -r "$WORKBOOK_DIR/solutions/04-reduction-interleaved" "$W/solutions/"
+    else
+        cp "$WORKBOOK_DIR/04-reduction-interleaved/"*.cu "$W/solutions/04-reduction-interleaved/"
+    fi
     cat >"$TOOLKIT/bin/nvcc" <<'SCRIPT'
 #!/usr/bin/env bash
 while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
