@@ -374,7 +374,7 @@ static void check_facts(audit_context *ctx, const step_facts *f, const audit_tra
         list_grids(expect, levels < MAX_LEVELS ? levels : MAX_LEVELS, want, sizeof want);
         if (!same)
             finding(ctx, "your %s launched %s %d times (grids of %s blocks) at n=%llu, block %d; a multi-pass "
-                         "reduction launches it once per level of the tree, %d times (grids of %s blocks)",
+                         "reduction launches it once per level of the tree: %d launches here (grids of %s blocks)",
                     f->function, f->kernel, kernels, kernels ? seen : "no", call->n, block, levels, want);
         break;
     }

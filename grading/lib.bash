@@ -143,7 +143,11 @@ grade_check() {
     triage_exit "check-$block" || return
     note_gpu
     if [ "$status" -ne 0 ]; then
-        fail "$(printf 'wrong results with block %s:\n%s\n(run it yourself: %s --check -b %s -n %s%s)' "$block" \
+        local heading="wrong results with block $block"
+        if grep -q $'^finding\t' <<<"$output" && ! grep -q $'^check\t.*result=mismatch' <<<"$output"; then
+            heading="right results, but the launch audit found, with block $block, work that is not your kernel doing the step"
+        fi
+        fail "$(printf '%s:\n%s\n(run it yourself: %s --check -b %s -n %s%s)' "$heading" \
             "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes" "${GRADE_SEED:+ -s $GRADE_SEED}")" || return
     fi
     grep -q $'^summary\t.*result=correct' <<<"$output" || { fail "the program said nothing about its checks: $output"; return; }
