@@ -8,7 +8,7 @@
 # from PATH. Exit status: 0 clean, 1 problems found or no compute-sanitizer,
 # 2 bad arguments, 77 no usable GPU.
 set -u
-OPTIONS_NAME=sanitize
+OPTIONS_NAME="sanitize"
 source "$(dirname "$0")/options.bash"
 case ${1:-} in
 -h | --help) usage; exit 0 ;;
