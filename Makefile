@@ -97,7 +97,7 @@ doctor:
 	@common/doctor.sh
 
 define one_step
-$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04 (EX=$(EX) names $(words $(PICKED)))))
+$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04$(if $(EX), (EX=$(EX) names $(words $(PICKED)) steps))))
 endef
 
 sanitize:

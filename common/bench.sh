@@ -21,7 +21,7 @@
 # own records go to results/bench-failed.log.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-OPTIONS_NAME=bench
+OPTIONS_NAME="bench"
 source "$root/common/options.bash"
 case ${1:-} in
 -h | --help) usage; exit 0 ;;

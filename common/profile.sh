@@ -7,7 +7,7 @@
 # Exit status: 0 done, 1 ncu failed or is missing, 2 bad arguments, 77 no
 # usable GPU (or no access to its performance counters).
 set -u
-OPTIONS_NAME=profile
+OPTIONS_NAME="profile"
 source "$(dirname "$0")/options.bash"
 case ${1:-} in -h | --help) usage; exit 0 ;; esac
 [ $# -ge 2 ] || die "name the metrics and the program to run (try --help)"

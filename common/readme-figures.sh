@@ -11,7 +11,7 @@
 # nothing and exits 1.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-OPTIONS_NAME=readme-figures
+OPTIONS_NAME="readme-figures"
 source "$root/common/options.bash"
 case ${1:-} in -h | --help) usage; exit 0 ;; -*) die "unknown option '$1' (try --help)" ;; esac
 [ $# -le 2 ] || die "too many arguments (try --help)"

@@ -10,7 +10,7 @@
 # SANITIZE_TOOLS picks other tools (the grader adds initcheck: reads of
 # global memory that nothing wrote).
 set -u
-OPTIONS_NAME=sanitize
+OPTIONS_NAME="sanitize"
 source "$(dirname "$0")/options.bash"
 case ${1:-} in
 -h | --help) usage; exit 0 ;;

@@ -74,10 +74,12 @@ SCRIPT
     assert_success
     assert_output --partial "the toolkit's own compute-sanitizer"
     # No ncu in that toolkit, nor on PATH: the message names it and what to install.
-    run env PATH=/usr/bin:/bin make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
+    PATH=/usr/bin:/bin command -v ncu >/dev/null && skip "ncu is in /usr/bin here"
+    run env PATH=/usr/bin:/bin CUDA_PATH="$BATS_TEST_TMPDIR/none" make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
     assert_failure
     assert_output --partial "ncu not found in $TOOLKIT/bin/ or on PATH: it is Nsight Compute"
     assert_output --partial "Error 1"
+    PATH=/usr/bin:/bin command -v compute-sanitizer >/dev/null && skip "compute-sanitizer is in /usr/bin here"
     run env PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/sanitize.sh" /bin/true
     assert_failure 1
     assert_output --partial "compute-sanitizer not found in $BATS_TEST_TMPDIR or on PATH"
