@@ -44,18 +44,7 @@ fi
 # The raw page is CSV with quoted fields: a header, a row of units, then a row
 # per launch. Print the first launch of each kernel (not the harness's own),
 # and the metric columns.
-awk -v metrics="$metrics" '
-function split_csv(line, fields,    n, rest, m) {
-    n = 0
-    rest = line
-    while (length(rest) > 0) {
-        if (match(rest, /^"[^"]*"/)) { m = substr(rest, 2, RLENGTH - 2); rest = substr(rest, RLENGTH + 1) }
-        else if (match(rest, /^[^,]*/)) { m = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1) }
-        fields[++n] = m
-        if (substr(rest, 1, 1) == ",") rest = substr(rest, 2); else break
-    }
-    return n
-}
+awk -v metrics="$metrics" -f "$(dirname "$0")/ncu_csv.awk" -f <(cat <<'AWK'
 /^"ID"/ { header = 1; n = split_csv($0, names); for (i = 1; i <= n; i++) col[names[i]] = i; next }
 header == 1 { header = 2; next }   # the units row
 header == 2 {
@@ -75,4 +64,6 @@ END {
         printf "\n%s\n", wanted[i]
         for (k = 1; k <= kernels; k++) printf "  %-48s %20s\n", order[k], value[order[k], i]
     }
-}' "$csv"
+}
+AWK
+) "$csv"

@@ -292,18 +292,7 @@ find_cuda_tool() {
 # METRIC for that first launch. METRIC is ncu metrics joined by + and -,
 # optionally divided by one more ("a+b/c"); thousands separators are dropped.
 lesson_launches() {
-    awk -v metric="$2" '
-    function split_csv(line, fields,    n, rest, m) {
-        n = 0
-        rest = line
-        while (length(rest) > 0) {
-            if (match(rest, /^"[^"]*"/)) { m = substr(rest, 2, RLENGTH - 2); rest = substr(rest, RLENGTH + 1) }
-            else if (match(rest, /^[^,]*/)) { m = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1) }
-            fields[++n] = m
-            if (substr(rest, 1, 1) == ",") rest = substr(rest, 2); else break
-        }
-        return n
-    }
+    awk -v metric="$2" -f "$GRADING_DIR/../common/ncu_csv.awk" -f <(cat <<'AWK'
     function number(name,    v) {
         if (!(name in col)) { bad = name; return 0 }
         v = f[col[name]]
@@ -337,7 +326,9 @@ lesson_launches() {
         }
         printf "%s\t%.6g\n", name, v
     }
-    END { if (bad != "") { print "missing metric: " bad > "/dev/stderr"; exit 1 } }' "$1"
+    END { if (bad != "") { print "missing metric: " bad > "/dev/stderr"; exit 1 } }
+AWK
+    ) "$1"
 }
 
 # The function name of a kernel, from its mangled name: "reduce_unrolled<256u>".
