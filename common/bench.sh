@@ -43,8 +43,9 @@ else
     printf 'run\tdate=%s\n' "$(date -u +%Y-%m-%d)" >"$new_log"
 fi
 
+source "$root/common/manifest.bash"
 for step in "$@"; do
-    program=$(make -s -C "$root/$step" print-program)
+    program=$(step_field "$step" program) || die "no step $step in steps.conf"
     echo "running $step/${program}_solution ..." >&2
     # shellcheck disable=SC2086
     timeout -k 10 "${BENCH_TIMEOUT:-600}" "$root/$step/${program}_solution" --machine ${BENCH_ARGS:-} >>"$new_log"
@@ -67,14 +68,10 @@ if [ "$new_log" != "$log" ]; then
 fi
 
 # From the records: bench.csv (every row), progression.tsv (the table's rows),
-# and the table. Per track, the ceiling and the first kernel come from the
-# track's first step; per step, its graded kernel (the last of the learner's)
+# and the table. Per track (the device record names it), the ceiling and the
+# first kernel come from the track's first step; per step, its graded kernel (the last of the learner's)
 # and what lies past it.
-awk -F'\t' -v csv="$results/bench.csv" -v tsv="$results/progression.tsv" '
-function field(name,    i) {
-    for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
-    return ""
-}
+awk -F'\t' -v csv="$results/bench.csv" -v tsv="$results/progression.tsv" -f "$root/common/records.awk" -f <(cat <<'AWK'
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 function x(v) { return v == "" ? "" : sprintf("%.2fx", v) }
 function keep(label, kind) {   # a row of the table: print it and write it to progression.tsv
@@ -97,7 +94,7 @@ $1 == "device" {
 }
 $1 == "time" {
     step = field("step"); role = field("role")
-    track = step ~ /^0[1-3]/ ? "matmul" : "reduction"
+    track = track_of[step]
     print q(gpu) "," date "," track "," step "," field("id") "," role "," q(field("label")) "," field("n") "," \
           field("block") "," field("ms") "," field("q1_ms") "," field("q3_ms") "," field("rate") "," field("unit") "," \
           field("pct_ceiling") "," field("x_start") "," field("x_first") >> csv
@@ -119,7 +116,9 @@ $1 == "summary" {
     if (step in graded) { $0 = graded[step]; keep(substr(step, 1, 2) " " field("label") " (block " field("block") ")", "step") }
     n = split(extra[step], lines, "\n")
     for (i = 1; i < n; i++) { $0 = lines[i]; keep(substr(step, 1, 2) " " field("label") " [" field("role") "]", field("role")) }
-}' "$log"
+}
+AWK
+) "$log"
 
 if command -v gnuplot >/dev/null 2>&1; then
     "$root/common/plot.sh" "$results/progression.tsv" "$results/bench.svg" && echo "wrote $results/bench.svg" >&2

@@ -7,7 +7,7 @@
 # Left out:
 #   solutions/                  the reference solutions
 #   the steps after STEP        each one's main.cu holds the previous step's answer
-#   their grading/NN-*.bats     the grader's tests of steps not handed out
+#   their entries in steps.conf the manifest lists the steps handed out
 #   common/block_sum.cuh        step 07's answer, which only step 08 needs
 #   common/micro/               before step 08: it times steps 06's and 07's kernels
 #   tests/mutants/              planted mistakes in copies of the solutions
@@ -49,7 +49,6 @@ keep() {
     common/block_sum.cuh) [ "$step" \> 07 ] ;;  # only step 08 includes it
     common/micro/*) [ "$step" \> 07 ] ;;       # it holds steps 06's and 07's kernels
     [0-9][0-9]-*/*) n=${path%%-*}; [ ! "$n" \> "$step" ] ;;
-    grading/[0-9][0-9]-*.bats) n=${path#grading/}; n=${n%%-*}; [ ! "$n" \> "$step" ] ;;
     *) return 0 ;;
     esac
 }
@@ -59,6 +58,14 @@ while IFS= read -r path; do
     keep "$path" || continue
     mkdir -p "$dest/$(dirname "$path")" && cp -p "$path" "$dest/$path" || exit 2
 done <<<"$files"
+# The manifest lists only the steps handed out: an entry (its first line and
+# the indented ones under it) after STEP goes, with the comment just above it.
+awk -v last="$step" '
+/^[ \t]*#/ || /^[ \t]*$/ { held = held $0 "\n"; next }
+/^[0-9][0-9]-/ { drop = substr($0, 1, 2) > last }
+!drop { printf "%s%s\n", held, $0 }
+{ held = "" }
+END { if (!drop) printf "%s", held }' "$dest/steps.conf" >"$dest/steps.conf.new" && mv "$dest/steps.conf.new" "$dest/steps.conf"
 # The top README's table of steps lists only the steps handed out.
 awk -v last="$step" '/^\| \[[0-9][0-9]-/ && substr($0, 4, 2) > last { next } { print }' "$dest/README.md" \
     >"$dest/README.md.new" && mv "$dest/README.md.new" "$dest/README.md"

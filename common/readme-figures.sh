@@ -27,27 +27,26 @@ for readme in "$root"/[0-9][0-9]-*/README.md; do
     step=$(basename "$(dirname "$readme")")
     number=${step%%-*}
     grep -q "^<!-- bench:$number -->$" "$readme" || continue
-    table=$(awk -F'\t' -v step="$step" '
-    function field(name,    i) {
-        for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
-        return ""
-    }
+    table=$(awk -F'\t' -v step="$step" -f "$root/common/records.awk" -f <(cat <<'AWK'
     function x(v) { return v == "" ? "" : sprintf("%.2fx", v) }
     $1 == "run" { date = field("date") }
     $1 == "device" && field("step") == step { gpu = field("name"); runtime = field("runtime") }
     $1 == "time" && field("step") == step {
         if (!rows++) {
-            size = step ~ /^0[1-3]/ ? "N = " field("n") : "n = " field("n") " ints"
+            matmul = track_of[step] == "matmul"
+            size = matmul ? "N = " field("n") : "n = " field("n") " ints"
             printf "Measured by `make bench` on %s (CUDA %s), %s: %s, block %s, median of %s interleaved runs.\n\n",
                    gpu, runtime, date, size, field("block"), field("reps")
             printf "| kernel | ms | %s | %% of %s | x start | x first |\n", field("unit"),
-                   step ~ /^0[1-3]/ ? "cuBLAS" : "copy"
+                   matmul ? "cuBLAS" : "copy"
             print "|---|---:|---:|---:|---:|---:|"
         }
         printf "| %s [%s] | %.4f | %.1f | %.1f | %s | %s |\n", field("label"), field("role"), field("ms"), field("rate"),
                field("pct_ceiling"), x(field("x_start")), x(field("x_first"))
     }
-    END { if (!rows) exit 1 }' "$log") || { echo "readme-figures: $step: not in $log" >&2; continue; }
+    END { if (!rows) exit 1 }
+AWK
+    ) "$log") || { echo "readme-figures: $step: not in $log" >&2; continue; }
     awk -v number="$number" -v table="$table" '
     $0 == "<!-- bench:" number " -->" { print; print table; skip = 1; next }
     $0 == "<!-- /bench -->" { skip = 0 }

@@ -1,11 +1,11 @@
-# step.mk: how every step is built. A step's Makefile sets two variables and
-# includes this file:
+# step.mk: how every step is built. A step's Makefile is one line,
 #
-#   PROGRAM := reduction_interleaved   # PROGRAM.cu is the exercise; its solution
-#                                      # is ../solutions/<step>/PROGRAM.cu
-#   TRACK   := reduction               # reduction or matmul: the harness it links
+#   include ../common/step.mk
 #
-# and may set PROFILE_METRICS (the ncu metrics that show the step's lesson).
+# and the step's entry in steps.conf (the step manifest) says the rest: its
+# program (PROGRAM.cu is the exercise; its solution is
+# ../solutions/<step>/PROGRAM.cu), its track (the harness it links), the
+# launch audit's facts and the metrics of make profile.
 #
 #   make                  ./PROGRAM, from the exercise
 #   make solution         ./PROGRAM_solution, from the reference solution
@@ -20,6 +20,18 @@ COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(COMMON_DIR)/cuda.mk
 
 STEP := $(notdir $(CURDIR))
+# The step's entry in the manifest: one field of it.
+MANIFEST := $(abspath $(COMMON_DIR)/../steps.conf)
+step_field = $(shell awk -f $(COMMON_DIR)/manifest.awk -v step='$(STEP)' -v key='$(1)' '$(MANIFEST)')
+ifneq ($(shell awk -f $(COMMON_DIR)/manifest.awk -v step='$(STEP)' '$(MANIFEST)' >/dev/null 2>&1; echo $$?),0)
+  $(error $(STEP) has no entry in $(MANIFEST) (or the file is malformed: awk -f common/manifest.awk steps.conf says why): copy a step's entry there and name it $(STEP))
+endif
+PROGRAM := $(call step_field,program)
+TRACK := $(call step_field,track)
+STEP_AUDIT := $(call step_field,audit)
+PROFILE_METRICS := $(call step_field,profile)
+$(if $(PROGRAM),,$(error steps.conf: $(STEP) has no program=))
+$(if $(filter matmul reduction,$(TRACK)),,$(error steps.conf: $(STEP) has track=$(TRACK); it must be matmul or reduction))
 SOLUTION_SRC := $(abspath $(COMMON_DIR)/../solutions/$(STEP)/$(PROGRAM).cu)
 BUILD := build
 

@@ -1,11 +1,52 @@
-# common.bash: what the grading scripts share that needs no bats: reading the
-# programs' records, choosing and reading thresholds. Sourced by lib.bash
-# (the tests) and by calibrate.
+# common.bash: what the grading scripts share that needs no bats: the steps'
+# tests written from the manifest, reading the programs' records, choosing and
+# reading thresholds. Sourced by lib.bash (the tests), grade, report, batch
+# and calibrate.
 
 GRADING_DIR=${GRADING_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+source "$(dirname "${BASH_SOURCE[0]}")/../common/manifest.bash"
+RECORDS_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../common" && pwd)/records.awk"
+
+# write_step_tests STEP DIR: write DIR/STEP.bats, the step's tests, from its
+# entry in steps.conf: it builds; it is right with every block size of its
+# `blocks` (one test each) at the sizes that catch the usual mistakes; it
+# beats its starting kernel by the threshold; its lesson (where it has a
+# lesson test); the sanitizers; the integrity of the learner's file; the
+# launch audit. The bodies are in lib.bash. Status 2, with the reason on
+# stderr, for an entry that cannot make a test file.
+write_step_tests() {
+    local step=$1 dir=$2 n=${1%%-*} track blocks block title file
+    track=$(step_field "$step" track) || { echo "$step: no entry in $MANIFEST" >&2; return 2; }
+    blocks=$(step_field "$step" blocks)
+    title=$(step_field "$step" lesson_title)
+    [ -n "$blocks" ] || { echo "$step: no blocks= in $MANIFEST" >&2; return 2; }
+    [[ $title != *[\$\`\\]* ]] || { echo "$step: its lesson_title may not hold \$, \` or \\" >&2; return 2; }
+    [ -z "$(step_field "$step" lesson_metric)" ] || [ -n "$title" ] ||
+        { echo "$step: a lesson test needs a lesson_title in $MANIFEST" >&2; return 2; }
+    file=$dir/$step.bats
+    {
+        echo "#!/usr/bin/env bats"
+        echo "# bats file_tags=step:$n,track:$track"
+        echo "# $step: written by grading/grade from its entry in steps.conf; the tests' bodies are in grading/lib.bash."
+        echo
+        echo "STEP=$step"
+        echo "load $(printf '%q' "$GRADING_DIR/lib")"
+        echo
+        echo "@test \"$n builds\" { grade_build; }"
+        for block in ${blocks//,/ }; do
+            [[ $block =~ ^[0-9]+(x[0-9]+)?$ ]] || { echo "$step: bad block '$block' in blocks=" >&2; return 2; }
+            echo "@test \"$n correct with block $block\" { grade_check $block; }"
+        done
+        echo "@test \"$n faster than its starting kernel\" { grade_speed; }"
+        [ -z "$title" ] || echo "@test \"$n lesson: $title\" { grade_lesson; }"
+        echo "@test \"$n clean under compute-sanitizer\" { grade_sanitize; }"
+        echo "@test \"$n integrity of your file\" { grade_integrity; }"
+        echo "@test \"$n launch audit\" { grade_launch_audit; }"
+    } >"$file"
+}
 
 # The thresholds file for a GPU: a calibrated one for its name if there is one,
-# else the defaults. GRADE_THRESHOLDS overrides both.
+# else the manifest's defaults (steps.conf). GRADE_THRESHOLDS overrides both.
 thresholds_file() {
     local gpu=$1 slug
     if [ -n "${GRADE_THRESHOLDS:-}" ]; then
@@ -16,7 +57,7 @@ thresholds_file() {
     if [ -f "$GRADING_DIR/thresholds/$slug.conf" ]; then
         echo "$GRADING_DIR/thresholds/$slug.conf"
     else
-        echo "$GRADING_DIR/thresholds.conf"
+        echo "$MANIFEST"
     fi
 }
 
@@ -25,14 +66,20 @@ gpu_slug() {
     tr '[:upper:]' '[:lower:]' <<<"$1" | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g'
 }
 
-# threshold FILE STEP METRIC: the required value, or nothing if the file sets none.
+# threshold FILE STEP METRIC: the required value, or nothing if the file sets
+# none. FILE is a calibrated thresholds file ("STEP METRIC MIN" lines) or the
+# manifest, whose entries hold the defaults (x_start=, pct_ceiling=, lesson=).
 threshold() {
-    awk -v step="$2" -v metric="$3" '!/^[ \t]*#/ && $1 == step && $2 == metric { print $3; exit }' "$1"
+    if [ "$1" = "$MANIFEST" ]; then
+        step_field "$2" "$3" 2>/dev/null
+    else
+        awk -v step="$2" -v metric="$3" '!/^[ \t]*#/ && $1 == step && $2 == metric { print $3; exit }' "$1"
+    fi
 }
 
-# record_field RECORD KEY: the value of key=value in one tab-separated record.
+# record_field RECORD KEY: the value of key=value in one record (common/records.awk).
 record_field() {
-    awk -F'\t' -v key="$2" '{ for (i = 2; i <= NF; i++) if (index($i, key "=") == 1) { print substr($i, length(key) + 2); exit } }' <<<"$1"
+    awk -F'\t' -v get="$2" -f "$RECORDS_READER" <<<"$1"
 }
 
 # at_least VALUE MIN: true if VALUE >= MIN (decimal numbers).
@@ -43,9 +90,9 @@ at_least() {
 # threshold_or_default FILE STEP METRIC: "VALUE FILE" -- the value FILE sets,
 # or, where a calibrated FILE lacks that step's metric (a file written before
 # the metric existed, or by `make calibrate --step` for other steps), the
-# default from thresholds.conf; nothing if neither sets one.
+# default from the manifest; nothing if neither sets one.
 threshold_or_default() {
-    local value defaults="$GRADING_DIR/thresholds.conf"
+    local value defaults="$MANIFEST"
     value=$(threshold "$1" "$2" "$3")
     if [ -n "$value" ]; then
         echo "$value $1"

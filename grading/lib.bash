@@ -1,5 +1,8 @@
-# lib.bash: what every step's .bats file shares. A step's file sets STEP (its
-# folder's name) and SPEED_ARGS (the options of its timed run), then loads this.
+# lib.bash: the bodies of every step's grading tests. grading/grade writes a
+# step's test file from its entry in steps.conf (write_step_tests, in
+# common.bash); the file sets STEP (the step's folder) and loads this. What
+# differs between steps -- the timed run, the lesson's metric, the audit's run
+# -- comes from that entry (step_setting).
 #
 # Each program run is bounded by `timeout`, so a kernel that never ends fails
 # its test instead of hanging the grader. A program that finds no GPU (exit 77)
@@ -12,11 +15,13 @@
 #   REQUIRE_GPU=1       a missing GPU fails the GPU tests instead of skipping them
 #   GRADE_TIMEOUT       seconds one program run may take (default 180)
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
-#   GRADE_THRESHOLDS    a thresholds file to use instead of grading/thresholds.conf
+#   GRADE_THRESHOLDS    a thresholds file to use instead of the calibrated one
+#                       or the manifest's defaults
 #   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: from
 #                       PATH, else beside nvcc)
 #   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
 #   GRADE_SEED          the seed of the programs' random inputs (-s); grading/grade picks one per run
+#   MANIFEST            another steps.conf (the tests use one)
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -28,6 +33,9 @@ WORKBOOK_DIR=$(cd "$GRADING_DIR/.." && pwd)
 : "${GRADE_RESULTS:=$BATS_RUN_TMPDIR/results}"
 
 step_number() { echo "${STEP%%-*}"; }
+
+# step_setting KEY: a field of this step's entry in the manifest.
+step_setting() { step_field "$STEP" "$1"; }
 
 # The verdict files of this step.
 verdict_dir() { echo "$GRADE_RESULTS/$(step_number)"; }
@@ -131,10 +139,12 @@ describe_mismatches() {
     END { if (total > 12) print "  ... and " total - 12 " more"; printf "%s", said }' <<<"$output"
 }
 
-# grade_check BLOCK SIZE...: correct at every size with this block size?
+# grade_check BLOCK [SIZE...]: correct at every size with this block size?
+# Without sizes, those of the step's track (check_sizes).
 grade_check() {
     local block=$1
     shift
+    [ $# -gt 0 ] || set -- $(check_sizes "$block")
     require_build
     local sizes
     sizes=$(IFS=,; echo "$*")
@@ -155,20 +165,31 @@ grade_check() {
     record "check-$block" "pass"
 }
 
-# The sizes that catch the usual mistakes of a reduction, for one block size:
-# tiny ones, one short of, at and one past a block and two blocks (elements
-# per block are blockDim.x or 2 * blockDim.x from step 06 on), odd ones, and
-# several times the L2 cache.
+# The sizes that catch the usual mistakes of a reduction, for one block size
+# b: tiny ones; one short of, at and one past b, 2b and 4b elements (what a
+# block sums per level or per trip: b in steps 04-05, 2b from step 06 on, 4b
+# in a trip of 08's solution); odd ones; and several times the L2 cache.
 reduction_sizes() {
-    local b=$1
-    printf '%s\n' 1 2 31 32 33 255 256 257 511 512 513 1000 65537 1000003 16777217 67108864 \
-        $((b - 1)) $((b + 1)) $((2 * b - 1)) $((2 * b)) $((2 * b + 1)) | sort -nu
+    local b=$1 k
+    {
+        printf '%s\n' 1 2 31 32 33 255 256 257 511 512 513 1000 65537 1000003 16777217 67108864
+        for k in 1 2 4; do printf '%s\n' $((k * b - 1)) $((k * b)) $((k * b + 1)); done
+    } | sort -nu
 }
 
 # The sizes for matrix multiplication: tiny, around a tile or block of 16 and
 # 32, odd ones, and the timed size.
 matmul_sizes() {
     printf '%s\n' 1 2 15 16 17 31 32 33 100 257 1000 1023 2048
+}
+
+# check_sizes BLOCK: the sizes a step's correctness tests check, by its track.
+check_sizes() {
+    case $(step_setting track) in
+    reduction) reduction_sizes "$1" ;;
+    matmul) matmul_sizes ;;
+    *) echo "check_sizes: $STEP has no track in $MANIFEST" >&2; return 1 ;;
+    esac
 }
 
 # ---------------------------------------------------------------------------
@@ -188,7 +209,7 @@ grade_speed() {
         fi
     done
     # shellcheck disable=SC2086
-    run_program --machine $SPEED_ARGS
+    run_program --machine $(step_setting timed)
     record speed "fail not timed"  # until shown otherwise
     triage_exit speed || return
     note_gpu
@@ -208,10 +229,11 @@ grade_speed() {
     read -r x_min file <<<"$(threshold_or_default "$file" "$(step_number)" x_start)"
     [ -n "$x_min" ] || { fail "no x_start threshold for step $(step_number) in $(thresholds_file "$(record_field "$device" name)") or the defaults"; return; }
     local verdict_line="$x_start $x_min $pct ${pct_min:--} $(basename "$file")"
-    local pct_note=""  # below the floor on the share of the ceiling too: say so, and what it means
+    local pct_note="" pct_hint  # below the floor on the share of the ceiling too: say so, and what it means
     if [ -n "$pct_min" ] && ! at_least "$pct" "$pct_min"; then
+        pct_hint=$(step_setting pct_hint)
         pct_note=$(printf '\n%.1f%% of the ceiling measured in the same run; at least %s%% is required (%s)%s' \
-            "$pct" "$pct_min" "$pct_file" "${PCT_HINT:+$'\n'$PCT_HINT}")
+            "$pct" "$pct_min" "$pct_file" "${pct_hint:+$'\n'$pct_hint}")
     fi
     if ! at_least "$x_start" "$x_min"; then
         record speed "fail $verdict_line"
@@ -341,21 +363,24 @@ kernel_base_name() {
 
 # grade_lesson: does the graded kernel show the step's idea on the counter
 # that measures it? Nsight Compute profiles one small run in which the
-# starting kernel and the learner's both run (LESSON_ARGS); the first launch
-# of each kernel is read. The step's file sets:
-#   LESSON_ARGS    the program's options for that run
-#   LESSON_START   the starting kernel's function name
-#   LESSON_METRIC  what is compared (see lesson_launches): less is better
-#   LESSON_PICK    which of the learner's kernels is graded when several run:
+# starting kernel and the learner's both run; the first launch of each kernel
+# is read. The step's entry in the manifest sets:
+#   lesson_run     the program's options for that run
+#   lesson_start   the starting kernel's function name
+#   lesson_metric  what is compared (see lesson_launches): less is better
+#   lesson_pick    which of the learner's kernels is graded when several run:
 #                  first (default) or last, in the order of their first launch
-#   LESSON_WHAT    what the figure counts, for the message
-#   LESSON_FIX     what to change when it has not moved enough
-# The learner's figure must be at most the starting kernel's divided by the
-# factor in the thresholds file (metric "lesson").
+#   lesson_what    what the figure counts, for the message
+#   lesson_fix     what to change when it has not moved enough
+#   lesson         the factor: the learner's figure must be at most the
+#                  starting kernel's divided by it (a calibrated thresholds
+#                  file may set its own, metric "lesson")
 grade_lesson() {
     require_build
     require_correct lesson profiled || return
-    local ncu
+    local ncu metric start_kernel
+    metric=$(step_setting lesson_metric)
+    start_kernel=$(step_setting lesson_start)
     ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
     if [ -z "$ncu" ]; then
         skip_with lesson "ncu (Nsight Compute) not found: it comes with the CUDA toolkit; put its bin/ on PATH to grade the lesson"
@@ -364,7 +389,7 @@ grade_lesson() {
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     # shellcheck disable=SC2086
     run timeout -k 10 "$GRADE_TIMEOUT" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 80 \
-        --metrics "${LESSON_METRIC//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" $LESSON_ARGS
+        --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" $(step_setting lesson_run)
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
         skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
     fi
@@ -376,22 +401,24 @@ grade_lesson() {
     triage_exit lesson || return
     [ "$status" -eq 0 ] || { fail "$(printf 'the profiled run failed (exit %d):\n%s' "$status" "$(tail -n 20 <<<"$output")")"; return; }
     local kernels mine start_line yours_line k
-    kernels=$(lesson_launches "$csv" "$LESSON_METRIC" 2>&1) ||
-        { fail "$(printf 'ncu gave no %s:\n%s' "$LESSON_METRIC" "$kernels")"; return; }
+    kernels=$(lesson_launches "$csv" "$metric" 2>&1) ||
+        { fail "$(printf 'ncu gave no %s:\n%s' "$metric" "$kernels")"; return; }
     mine=$(nm --defined-only "$(learner_object)" 2>/dev/null | awk '{ print $NF }')
     # Function names too: a kernel in an anonymous namespace may carry another
     # prefix on the device than on the host.
     mine=$(printf '%s\n' "$mine"; c++filt <<<"$mine" 2>/dev/null | sed -n 's/^\(void \)\{0,1\}\(.*\)(.*)$/\2/p')
+    local pick
+    pick=$(step_setting lesson_pick)
     while IFS=$'\t' read -r k _; do
         [ -n "$k" ] || continue
-        if [ "$(kernel_base_name "$k")" = "$LESSON_START" ] && [ -z "$start_line" ]; then
+        if [ "$(kernel_base_name "$k")" = "$start_kernel" ] && [ -z "$start_line" ]; then
             start_line=$(grep -m 1 -F "$k"$'\t' <<<"$kernels")
         elif grep -qxF -e "$k" -e "$(kernel_base_name "$k")" <<<"$mine"; then
-            [ "${LESSON_PICK:-first}" = first ] && [ -n "$yours_line" ] && continue
+            [ "${pick:-first}" = first ] && [ -n "$yours_line" ] && continue
             yours_line=$(grep -m 1 -F "$k"$'\t' <<<"$kernels")
         fi
     done <<<"$kernels"
-    [ -n "$start_line" ] || { fail "$(printf 'ncu saw no launch of the starting kernel %s; it saw:\n%s' "$LESSON_START" "$kernels")"; return; }
+    [ -n "$start_line" ] || { fail "$(printf 'ncu saw no launch of the starting kernel %s; it saw:\n%s' "$start_kernel" "$kernels")"; return; }
     [ -n "$yours_line" ] || { fail "$(printf 'ncu saw no launch of a kernel defined in your file; it saw:\n%s' "$(while IFS=$'\t' read -r k _; do kernel_base_name "$k"; done <<<"$kernels")")"; return; }
     local file factor yours start yours_name
     file=$(thresholds_file "$(cat "$GRADE_RESULTS/gpu" 2>/dev/null)")
@@ -405,7 +432,7 @@ grade_lesson() {
     if ! awk -v y="$yours" -v s="$start" -v f="$factor" 'BEGIN { exit !(y * f <= s) }'; then
         record lesson "fail $verdict_line"
         fail "$(printf '%s: %s %s; the starting kernel %s: %s. The lesson asks for at least %sx fewer (%s).\n%s\n(see it yourself: make profile EX=%s)' \
-            "$yours_name" "$yours" "$LESSON_WHAT" "$LESSON_START" "$start" "$factor" "$file" "$LESSON_FIX" "$(step_number)")" || return
+            "$yours_name" "$yours" "$(step_setting lesson_what)" "$start_kernel" "$start" "$factor" "$file" "$(step_setting lesson_fix)" "$(step_number)")" || return
     fi
     record lesson "pass $verdict_line"
 }
@@ -442,8 +469,8 @@ grade_sanitize() {
         fail "the sanitizers did not finish within ${GRADE_SANITIZE_TIMEOUT}s (GRADE_SANITIZE_TIMEOUT): a kernel that hangs under them?" ;;
     *)
         record sanitize "fail $(grep -o '^sanitize: .* reported problems' <<<"$output" | sed 's/^sanitize: //; s/ reported problems//')"
-        fail "$(printf 'compute-sanitizer reports problems in %s (run it yourself: make sanitize EX=%s):\n%s\n%s' \
-            "$(basename "$(program_path)")" "$(step_number)" "$(head -n 60 <<<"$output")" "$SANITIZE_HINT")" ;;
+        fail "$(printf 'compute-sanitizer reports problems in %s (run it yourself: make sanitize EX=%s):\n%s' \
+            "$(basename "$(program_path)")" "$(step_number)" "$(head -n 60 <<<"$output")")" ;;
     esac
 }
 
@@ -488,8 +515,17 @@ grade_integrity() {
 # at each size of its run and reports what it launched. A finding fails, and
 # voids the step's points (grading/report); a kernel that is merely wrong is
 # left to the correctness tests, and voids nothing.
+# grade_launch_audit [BLOCK SIZE...]: by default the run of the step's
+# audit_run ("-b BLOCK -n SIZE,SIZE...").
 grade_launch_audit() {
     require_build
+    if [ $# -eq 0 ]; then
+        local audit_run
+        audit_run=$(step_setting audit_run)
+        [[ $audit_run =~ ^-b\ ([0-9x]+)\ -n\ ([0-9,^]+)$ ]] ||
+            { fail "$STEP: audit_run=\"$audit_run\" in $MANIFEST is not \"-b BLOCK -n SIZE,SIZE...\""; return; }
+        set -- "${BASH_REMATCH[1]}" ${BASH_REMATCH[2]//,/ }
+    fi
     local block=$1
     shift
     local sizes

@@ -68,7 +68,7 @@ fake_bench_workbook() {
     W=$BATS_TEST_TMPDIR/wb
     mkdir -p "$W/04-fake"
     cp -r "$WORKBOOK_DIR/common" "$W/"
-    printf 'print-program:\n\t@echo prog\n' >"$W/04-fake/Makefile"
+    printf '04-fake track=reduction program=prog\n' >"$W/steps.conf"
     printf '#!/usr/bin/env bash\necho "prog: skipped: no usable CUDA device" >&2\nexit "${FAKE_STATUS:-77}"\n' >"$W/04-fake/prog_solution"
     chmod +x "$W/04-fake/prog_solution"
 }

@@ -17,13 +17,24 @@ printf '%b' "$FAKE_OUTPUT"
 exit "${FAKE_STATUS:-0}"
 SCRIPT
     chmod +x "$FAKE/04-fake/prog"
+    # Its entry in a manifest of its own.
+    cat >"$FAKE/steps.conf" <<'MANIFEST'
+04-fake  track=reduction  program=prog  blocks=32
+    timed=""  points="build=1 correct=1 speed=3 lesson=2 sanitize=2 integrity=1 audit=1"
+    x_start=1.06  pct_ceiling=20  lesson=2.0
+    pct_hint="The lesson of this step is reaching the limit of the memory."
+    lesson_title="whole warps idle"  lesson_run="-n 1024 -r 1"  lesson_start=reduce_start
+    lesson_metric=smsp__stores.sum/launch__grid_size  lesson_what="stores per block"
+    lesson_fix="Keep whole warps idle."
+    audit="kernel=mine function=sum_mine launches=levels per_thread=1"  audit_run="-b 128 -n 1,1000"
+MANIFEST
     export FAKE_OUTPUT="" FAKE_STATUS=0
 }
 
 # Load the grading library as a step's .bats file would, pointed at the fake.
 use_fake_step() {
     STEP=04-fake
-    SPEED_ARGS=""
+    MANIFEST=$FAKE/steps.conf
     source "$WORKBOOK_DIR/grading/lib.bash"
     WORKBOOK_DIR=$FAKE
     GRADE_RESULTS=$BATS_TEST_TMPDIR/results
@@ -38,12 +49,13 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     printf 'summary\tstep=04-fake\tresult=correct\\n'
 }
 
-@test "every step has a grading file, and a default threshold in thresholds.conf" {
+@test "every step folder has an entry in steps.conf whose tests can be written, with a default threshold" {
     source "$WORKBOOK_DIR/grading/lib.bash"
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
-        [ -f "$WORKBOOK_DIR/grading/$step.bats" ] || fail "no grading/$step.bats"
-        value=$(threshold "$WORKBOOK_DIR/grading/thresholds.conf" "${step%%-*}" x_start)
+        write_step_tests "$step" "$BATS_TEST_TMPDIR" || fail "cannot write the tests of $step from steps.conf"
+        bats --count "$BATS_TEST_TMPDIR/$step.bats" >/dev/null || fail "the tests written for $step do not parse"
+        value=$(threshold "$MANIFEST" "${step%%-*}" x_start)
         [ -n "$value" ] || fail "no x_start threshold for $step"
         at_least "$value" 1.01 || fail "threshold $value for $step would pass an unchanged starting kernel"
     done
@@ -63,8 +75,8 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     assert_equal "$(gpu_slug 'NVIDIA H100 80GB HBM3')" nvidia-h100-80gb-hbm3
     GRADING_DIR=$BATS_TEST_TMPDIR/grading
     mkdir -p "$GRADING_DIR/thresholds"
-    touch "$GRADING_DIR/thresholds.conf" "$GRADING_DIR/thresholds/nvidia-a100-sxm4-40gb.conf"
-    assert_equal "$(thresholds_file 'NVIDIA H100 80GB HBM3')" "$GRADING_DIR/thresholds.conf"
+    touch "$GRADING_DIR/thresholds/nvidia-a100-sxm4-40gb.conf"
+    assert_equal "$(thresholds_file 'NVIDIA H100 80GB HBM3')" "$MANIFEST"
     assert_equal "$(thresholds_file 'NVIDIA A100-SXM4-40GB')" "$GRADING_DIR/thresholds/nvidia-a100-sxm4-40gb.conf"
     GRADE_THRESHOLDS=/elsewhere.conf
     assert_equal "$(thresholds_file 'NVIDIA A100-SXM4-40GB')" /elsewhere.conf
@@ -93,8 +105,7 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     run grade_speed
     assert_failure
     assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
-    # Below both: the message says both, and what the floor is about.
-    PCT_HINT="The lesson of this step is reaching the limit of the memory."
+    # Below both: the message says both, and what the floor is about (its pct_hint).
     FAKE_OUTPUT=$(timed_output 1.10 12.5)
     run grade_speed
     assert_failure
@@ -235,11 +246,6 @@ SCRIPT
     export FAKE_CSV="" FAKE_NCU_SAYS="" FAKE_NCU_STATUS=0 FAKE_SANITIZER_SAYS="" FAKE_SANITIZER_STATUS=0
     GRADE_NCU=$TOOLS/ncu
     GRADE_SANITIZER=$TOOLS/compute-sanitizer
-    LESSON_ARGS="-n 1024 -r 1"
-    LESSON_START=reduce_start
-    LESSON_METRIC=smsp__stores.sum/launch__grid_size
-    LESSON_WHAT="stores per block"
-    LESSON_FIX="Keep whole warps idle."
     printf '04 lesson 2.0\n' >>"$GRADE_THRESHOLDS"
 }
 
@@ -343,42 +349,40 @@ lesson_csv() {  # lesson_csv START YOURS: ncu's raw page, per block over 4 block
 }
 
 @test "a calibrated file that lacks a step or a metric falls back to the defaults for it" {
+    MANIFEST=$BATS_TEST_TMPDIR/steps.conf
+    printf '04-a track=reduction x_start=1.06 lesson=2.0\n08-b track=reduction x_start=1.05 pct_ceiling=80\n' >"$MANIFEST"
     source "$WORKBOOK_DIR/grading/lib.bash"
     GRADING_DIR=$BATS_TEST_TMPDIR/grading
     mkdir -p "$GRADING_DIR/thresholds"
-    printf '04 x_start 1.06\n08 x_start 1.05\n08 pct_ceiling 80\n04 lesson 2.0\n' >"$GRADING_DIR/thresholds.conf"
     printf '04 x_start 1.31\n08 x_start 1.16\n' >"$GRADING_DIR/thresholds/gpu.conf"
     assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 04 x_start)" "1.31 $GRADING_DIR/thresholds/gpu.conf"
-    assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 08 pct_ceiling)" "80 $GRADING_DIR/thresholds.conf"
-    assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 04 lesson)" "2.0 $GRADING_DIR/thresholds.conf"
+    assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 08 pct_ceiling)" "80 $MANIFEST"
+    assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 04 lesson)" "2.0 $MANIFEST"
     assert_equal "$(threshold_or_default "$GRADING_DIR/thresholds/gpu.conf" 05 x_start)" ""
-    # The speed test, with a file that lacks step 04 altogether.
+    # The speed test, with a file that lacks step 04 altogether: the fake step's default.
     use_fake_step
-    GRADING_DIR=$BATS_TEST_TMPDIR/grading
     printf '05 x_start 1.20\n' >"$GRADE_THRESHOLDS"
     FAKE_OUTPUT=$(timed_output 1.10 22.40)
     run grade_speed
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.10 1.06 22.40 - thresholds.conf"
+    assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.10 1.06 22.40 20 steps.conf"
 }
 
-@test "every lesson test names a metric the profile shows, a starting kernel, and a factor in thresholds.conf" {
+@test "every lesson test names a metric the profile shows, a starting kernel, and a factor" {
     source "$WORKBOOK_DIR/grading/lib.bash"
-    for file in "$WORKBOOK_DIR"/grading/[0-9][0-9]-*.bats; do
-        grep -q '@test ".* lesson: ' "$file" || continue
-        step=$(basename "$file" .bats)
-        for var in LESSON_ARGS LESSON_START LESSON_METRIC LESSON_WHAT LESSON_FIX; do
-            grep -q "^$var=" "$file" || fail "$step sets no $var"
+    for step in $(manifest_steps); do
+        [ -n "$(step_field "$step" lesson_metric)" ] || continue
+        for key in lesson lesson_title lesson_run lesson_start lesson_what lesson_fix; do
+            [ -n "$(step_field "$step" $key)" ] || fail "$step: a lesson test without $key= in steps.conf"
         done
-        metrics=$(sed -n 's/^PROFILE_METRICS := //p' "$WORKBOOK_DIR/$step/Makefile")
-        for m in $(sed -n 's/^LESSON_METRIC=//p' "$file" | tr '/+-' '   '); do
-            [[ ,$metrics, == *,$m,* ]] || fail "$step: its lesson metric $m is not in its PROFILE_METRICS (make profile shows those)"
+        metrics=$(step_field "$step" profile)
+        for m in $(step_field "$step" lesson_metric | tr '/+-' '   '); do
+            [[ ,$metrics, == *,$m,* ]] || fail "$step: its lesson metric $m is not in its profile= (make profile shows those)"
         done
-        factor=$(threshold "$WORKBOOK_DIR/grading/thresholds.conf" "${step%%-*}" lesson)
-        [ -n "$factor" ] || fail "no lesson factor for $step in thresholds.conf"
+        factor=$(step_field "$step" lesson)
         at_least "$factor" 1.5 || fail "lesson factor $factor for $step would pass a kernel that barely moved"
-        grep -q "__global__ void $(sed -n 's/^LESSON_START=//p' "$file")\b" "$WORKBOOK_DIR"/common/*.cu "$WORKBOOK_DIR/$step/main.cu" ||
-            fail "$step: its LESSON_START names no kernel of the harness"
+        grep -q "__global__ void $(step_field "$step" lesson_start)\b" "$WORKBOOK_DIR"/common/*.cu "$WORKBOOK_DIR/$step/main.cu" ||
+            fail "$step: its lesson_start names no kernel of the harness"
     done
 }
 
@@ -414,8 +418,8 @@ begin 8 05 faster than its starting kernel
 not ok 8 05 faster than its starting kernel in 5ms
 # not timed: 05-reduction-sequential is not correct yet
 STREAM
-    printf '04 build 1\n04 correct 2\n04 speed 3\n05 build 1\n05 correct 2\n05 speed 3\n' >"$results/points.conf"
-    GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results" \
+    printf '04-reduction-interleaved points="build=1 correct=2 speed=3"\n05-reduction-sequential points="build=1 correct=2 speed=3"\n' >"$results/steps.conf"
+    MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results" \
         --gradescope "$results/gs.json" --classroom "$results/cr.json"
     assert_success
     assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +- +- +pass +8/8$'
@@ -455,8 +459,8 @@ not ok 4 04 lesson: whole warps idle in 5ms
 begin 5 04 clean under compute-sanitizer
 ok 5 04 clean under compute-sanitizer in 5ms
 STREAM
-    printf '04 build 1\n04 correct 2\n04 speed 3\n04 lesson 2\n04 sanitize 2\n' >"$results/points.conf"
-    GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results"
+    printf '04-reduction-interleaved points="build=1 correct=2 speed=3 lesson=2 sanitize=2"\n' >"$results/steps.conf"
+    MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
     assert_success
     assert_line --regexp '^step +build +correct +speedup: measured / required +lesson +sanitizer +result +points$'
     assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +fail +pass +fail +8/10$'
@@ -558,16 +562,16 @@ STREAM
     assert_failure 2
     run "$WORKBOOK_DIR/grading/grade" --step 99
     assert_failure 2
-    assert_output --partial "no grading file for step 99"
+    assert_output --partial "no step 99 in steps.conf"
 }
 
 # A fake workbook for calibrate: one step whose solution prints the speedups listed in $FAKE_X, one per run.
 fake_calibration_workbook() {
     W=$BATS_TEST_TMPDIR/cal
-    mkdir -p "$W/grading" "$W/04-fake"
+    mkdir -p "$W/grading" "$W/common" "$W/04-fake" "$W/solutions/04-fake"
     cp "$WORKBOOK_DIR/grading/calibrate" "$WORKBOOK_DIR/grading/common.bash" "$W/grading/"
-    printf 'SPEED_ARGS="-n 2^26 -b 256"\n' >"$W/grading/04-fake.bats"
-    printf 'print-program:\n\t@echo prog\n' >"$W/04-fake/Makefile"
+    cp "$WORKBOOK_DIR"/common/{options.bash,manifest.bash,manifest.awk,records.awk} "$W/common/"
+    printf '04-fake track=reduction program=prog timed="-n 2^26 -b 256" x_start=1.06\n' >"$W/steps.conf"
     cat >"$W/04-fake/prog_solution" <<'SCRIPT'
 #!/usr/bin/env bash
 n=$(cat "$FAKE_RUN" 2>/dev/null || echo 0); echo $((n + 1)) >"$FAKE_RUN"
@@ -617,7 +621,7 @@ SCRIPT
 
 @test "calibrate writes a floor on the share of the ceiling for a step whose defaults have one" {
     fake_calibration_workbook
-    printf '04 x_start 1.06\n04 pct_ceiling 20\n' >"$W/grading/thresholds.conf"
+    printf '04-fake track=reduction program=prog timed="-n 2^26 -b 256" x_start=1.06 pct_ceiling=20\n' >"$W/steps.conf"
     FAKE_X="1.60 1.62 1.60 1.59 1.61" FAKE_CEILING="3000 3010 2995 3005 3000" run "$W/grading/calibrate" --runs 5
     assert_success
     source "$WORKBOOK_DIR/grading/common.bash"
@@ -703,8 +707,8 @@ begin 5 08 launch audit
 not ok 5 08 launch audit in 5ms
 # your sum_cascaded launched cub::DeviceReduceKernel, not reduce_cascaded
 STREAM
-    printf '08 build 1\n08 correct 2\n08 speed 3\n08 integrity 1\n08 audit 1\n' >"$results/points.conf"
-    GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results" --gradescope "$results/gs.json"
+    printf '08-cascaded points="build=1 correct=2 speed=3 integrity=1 audit=1"\n' >"$results/steps.conf"
+    MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results" --gradescope "$results/gs.json"
     assert_success
     assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +fail +0/8$'
     assert_output --partial "no points for step(s) 08"
@@ -712,7 +716,7 @@ STREAM
     grep -q '"score": 0,' "$results/gs.json"
     # An audit that did not run (a kernel not yet correct) voids nothing.
     echo "fail not run" >"$results/08/audit"
-    GRADE_POINTS=$results/points.conf run "$WORKBOOK_DIR/grading/report" "$results"
+    MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
     assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +pass +7/8$'
 }
 

@@ -4,6 +4,7 @@ bats_load_library bats-assert
 
 WORKBOOK_DIR=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 STEP_DIRS=("$WORKBOOK_DIR"/[0-9][0-9]-*/)
+source "$WORKBOOK_DIR/common/manifest.bash"  # step_field, manifest_steps
 
 # Every program of the workbook that is built: each exercise and, where there
 # is one, its solution.

@@ -3,8 +3,8 @@
 # `make readme-figures` writes between <!-- bench:... -->, <!-- micro:atomics -->
 # or <!-- profile:NN --> and their closing markers. A speedup ("1.61x"), a
 # time ("0.1635 ms") or a share ("53.8%") in the prose around them must be one
-# of those figures (to the digits the prose gives), a threshold from
-# grading/thresholds.conf, or stand in a paragraph that says where it comes
+# of those figures (to the digits the prose gives), a threshold or figure
+# from steps.conf, or stand in a paragraph that says where it comes
 # from: a published figure (Harris's G80, an RTX 3050), or a one-off run with
 # its command. So when the tables are measured again, prose that was copied
 # by hand from an older run shows here.
@@ -12,15 +12,16 @@
 
 load helpers
 
-# Every number inside the generated blocks of every README, and every number
-# of grading/thresholds.conf: the figures prose may quote.
+# Every number inside the generated blocks of every README, and every decimal
+# of steps.conf (its thresholds, and the figures they were set from): the
+# figures prose may quote.
 measured_figures() {
     awk '
     /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+) -->$/ { inside = 1; next }
     /^<!-- \/(bench|micro|profile) -->$/ { inside = 0; next }
     inside { while (match($0, /[0-9]+(\.[0-9]+)?/)) { print substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH) } }
     ' "$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md
-    grep -v '^#' "$WORKBOOK_DIR/grading/thresholds.conf" | grep -oE '[0-9]+\.[0-9]+'
+    grep -oE '[0-9]+\.[0-9]+' "$WORKBOOK_DIR/steps.conf"
 }
 
 # The prose's figures that none of those match: "file:line: figure".
@@ -113,7 +114,7 @@ $output"
 #   yet run, "Not measured yet: `make profile SOLUTIONS=1 EX=NN` ..."), that is
 #   not closed, or whose paragraph before it does not say that
 #   `make readme-figures` writes it from that command;
-# - a step whose Makefile sets PROFILE_METRICS without a profile block.
+# - a step whose entry in steps.conf sets profile= without a profile block.
 profile_figure_problems() {
     local root=$1 readme dir number
     local pool
@@ -201,8 +202,8 @@ profile_figure_problems() {
         END {
             check()
             if (inside != "") print name ":" opened ": a block that is not closed"
-            if (step != "" && wants_profile && !(step in profiles)) print name ": no <!-- profile:" step " --> block, though its Makefile sets PROFILE_METRICS"
-        }' wants_profile="$(grep -qs '^PROFILE_METRICS' "$dir/Makefile" && echo 1)" "$pool" "$readme"
+            if (step != "" && wants_profile && !(step in profiles)) print name ": no <!-- profile:" step " --> block, though its entry in steps.conf sets profile="
+        }' wants_profile="$(MANIFEST=$WORKBOOK_DIR/steps.conf step_field "$(basename "$dir")" profile 2>/dev/null | grep -q . && echo 1)" "$pool" "$readme"
     done
     rm -f "$pool"
 }
@@ -277,7 +278,7 @@ readme_copy() {
     copy=$(readme_copy gone)
     sed -i '/^<!-- profile:04 -->$/,/^<!-- \/profile -->$/d' "$copy/$step04"
     run profile_figure_problems "$copy"
-    assert_output --partial 'no <!-- profile:04 --> block, though its Makefile sets PROFILE_METRICS'
+    assert_output --partial 'no <!-- profile:04 --> block, though its entry in steps.conf sets profile='
     copy=$(readme_copy unsaid)
     sed -i 's/written here by `make readme-figures` from/written here from/' "$copy/$step04"
     run profile_figure_problems "$copy"

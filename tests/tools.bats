@@ -49,6 +49,7 @@ fake_toolkit_workbook() {
     mkdir -p "$W/04-reduction-interleaved" "$TOOLKIT/bin"
     cp -r "$WORKBOOK_DIR/common" "$WORKBOOK_DIR/grading" "$WORKBOOK_DIR/Makefile" "$W/"
     cp "$WORKBOOK_DIR/04-reduction-interleaved/"{Makefile,*.cu} "$W/04-reduction-interleaved/"
+    awk '/^[0-9][0-9]-/ { inside = ($1 == "04-reduction-interleaved") } inside' "$WORKBOOK_DIR/steps.conf" >"$W/steps.conf"
     # A solution to build (the fake nvcc reads no source): the reference one, or
     # in a copy handed out without solutions/, the exercise standing in for it.
     mkdir -p "$W/solutions/04-reduction-interleaved"
@@ -165,6 +166,7 @@ SCRIPT
     cp -r "$WORKBOOK_DIR/common" "$copy/"
     cp "$WORKBOOK_DIR/tests/options.bats" "$WORKBOOK_DIR/tests/helpers.bash" "$copy/tests/"
     cp "$WORKBOOK_DIR/04-reduction-interleaved/Makefile" "$copy/04-reduction-interleaved/"
+    cp "$WORKBOOK_DIR/steps.conf" "$copy/"
     run bats --tap "$copy/tests/options.bats"
     assert_success
     refute_output --partial "not ok"
