@@ -335,7 +335,6 @@ const device_info *open_device(void)
     device.cc_major = prop.major;
     device.cc_minor = prop.minor;
     device.sm_count = prop.multiProcessorCount;
-    device.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
     device.l2_bytes = (size_t)prop.l2CacheSize;
     device.global_mem_bytes = prop.totalGlobalMem;
     CUDA_CHECK(cudaDriverGetVersion(&device.driver_version));

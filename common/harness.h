@@ -91,7 +91,6 @@ typedef struct {
     char name[256];
     int cc_major, cc_minor;
     int sm_count;
-    int max_threads_per_sm;
     size_t l2_bytes;
     size_t global_mem_bytes;
     int driver_version, runtime_version;  // 13000 = 13.0
