@@ -33,17 +33,19 @@ __global__ void reduce_unrolled(const int *in, int *out, unsigned int n)
         out[blockIdx.x] = v;
 }
 
+// Step 07's launcher, as its solution has it (solutions/07-unrolled/unrolled.cu),
+// its switch over block sizes and all.
 static void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
     reduce_pass_kernel kernel;
-    switch (block) {
+    switch (block) {  // a kernel for each block size the program accepts
     case 32: kernel = reduce_unrolled<32>; break;
     case 64: kernel = reduce_unrolled<64>; break;
     case 128: kernel = reduce_unrolled<128>; break;
     case 256: kernel = reduce_unrolled<256>; break;
     case 512: kernel = reduce_unrolled<512>; break;
     case 1024: kernel = reduce_unrolled<1024>; break;
-    default: die(EXIT_USAGE, "no reduce_unrolled for block %d", block);
+    default: die(EXIT_MISMATCH, "sum_unrolled has no kernel for block %d", block);
     }
     reduce_in_passes(kernel, 2, d_in, n, block, d_work, d_sum);
 }

@@ -39,7 +39,8 @@ typedef struct {
 int reduction_main(int argc, char **argv, const reduce_step *step);
 
 // ---------------------------------------------------------------------------
-// Multi-pass reductions (steps 04, 05 and 07)
+// Multi-pass reductions: the track's first kernel, the kernels of steps 04,
+// 05 and 07, and the given kernels of steps 05 to 08 (the previous step's)
 // ---------------------------------------------------------------------------
 // A kernel in which each block sums per_thread * blockDim.x consecutive
 // elements of in[0..n) into out[blockIdx.x]. It gets blockDim.x ints of
