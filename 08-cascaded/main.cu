@@ -75,20 +75,25 @@ void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *
 // and the harness leaves it out.
 void sum_vectorized(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
-static const reduce_kernel yours[] = {
-    {"cascaded", "cascaded, grid sized to the GPU", sum_cascaded},
+static const step_kernel yours[] = {
+    {.id = "cascaded", .label = "cascaded, grid sized to the GPU", .sum = sum_cascaded},
+};
+
+static const step_kernel beyond[] = {
+    {.id = "vectorized", .label = "16-byte loads, warp shuffles", .sum = sum_vectorized},
 };
 
 int main(int argc, char **argv)
 {
-    reduce_step step = {
-        "08-cascaded",
-        "Sums n random ints with a grid-stride, cascaded kernel (yours) against the unrolled tree and CUB.",
-        {"unrolled", "completely unrolled, templated block", sum_unrolled},
-        yours,
-        1,
-        {"vectorized", "16-byte loads, warp shuffles", sum_vectorized},
-        {"cub", "CUB DeviceReduce::Sum", sum_cub},
+    const step_spec step = {
+        .name = STEP_NAME,
+        .summary = "Sums n random ints with a grid-stride, cascaded kernel (yours) against the unrolled tree and CUB.",
+        .start = {.id = "unrolled", .label = "completely unrolled, templated block", .sum = sum_unrolled},
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
+        .beyond = beyond,
+        .beyond_count = COUNT_OF(beyond),
+        .library = {.id = "cub", .label = "CUB DeviceReduce::Sum", .sum = sum_cub},
     };
     return reduction_main(argc, argv, &step);
 }

@@ -63,6 +63,35 @@ static const double SPAN_SLACK_MS = 0.02;
 // Tracing
 // ===========================================================================
 
+enum { AUDIT_NAME_LEN = 256 };
+
+typedef enum { AUDIT_KERNEL, AUDIT_MEMSET, AUDIT_COPY } audit_kind;
+
+// One thing the traced call put on the GPU.
+typedef struct {
+    audit_kind kind;
+    char name[AUDIT_NAME_LEN];  // a kernel's demangled name; a copy's direction ("host to device")
+    unsigned int grid[3], block[3];
+    unsigned int stream;        // CUPTI's id of the stream it ran on
+    bool host_copy;             // a copy from or to host memory
+    unsigned long long start_ns, end_ns;
+} audit_activity;
+
+enum { AUDIT_MAX_ACTIVITIES = 64 };
+
+// One traced call.
+typedef struct {
+    audit_activity items[AUDIT_MAX_ACTIVITIES];
+    int count;                  // items recorded (the call's own; the harness's marker left out)
+    int dropped;                // more than AUDIT_MAX_ACTIVITIES, or records CUPTI lost
+    unsigned int timed_stream;  // the stream the harness times: the legacy default stream
+    double span_ms;             // GPU time from the call's start to the end of its last activity
+    double event_ms;            // the same call timed as the timed repetitions are, with events
+    double audit_ms;            // host time the audit took, tracing set-up included
+} audit_trace;
+
+static audit_trace last_trace;  // the last call traced, for audit_report (large: kept off the stack)
+
 // Each CUPTI names its newest record layouts; the fields read here are in all of them.
 #if CUPTI_API_VERSION >= 130000  // CUDA 13
 typedef CUpti_ActivityKernel10 kernel_record;
@@ -203,19 +232,20 @@ void audit_begin(void)
     if (!audit_available())
         die(EXIT_CUDA, "the launch audit cannot trace: another tool holds CUPTI");
     raw_count = raw_dropped = 0;
-    for (size_t i = 0; i < sizeof TRACED / sizeof TRACED[0]; i++)
+    for (int i = 0; i < COUNT_OF(TRACED); i++)
         CUPTI_CHECK(cuptiActivityEnable(TRACED[i]));
     CUDA_CHECK(cudaEventRecord(audit_start));
     audit_marker<<<1, 1>>>();
     CUDA_CHECK_LAUNCH();
 }
 
-void audit_end(audit_trace *trace)
+void audit_end(void)
 {
+    audit_trace *trace = &last_trace;
     CUDA_CHECK(cudaEventRecord(audit_stop));
     CUDA_CHECK(cudaDeviceSynchronize());  // and so every stream's work is done, not only the timed one's
     CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-    for (size_t i = 0; i < sizeof TRACED / sizeof TRACED[0]; i++)
+    for (int i = 0; i < COUNT_OF(TRACED); i++)
         CUPTI_CHECK(cuptiActivityDisable(TRACED[i]));
     float event_ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&event_ms, audit_start, audit_stop));
@@ -403,15 +433,16 @@ static void check_facts(audit_context *ctx, const step_facts *f, const audit_tra
     }
 }
 
-int audit_report(const options *opt, const audit_call *call, const audit_trace *t)
+int audit_report(const options *opt, const audit_call *call)
 {
+    const audit_trace *t = &last_trace;
     audit_context ctx = {opt, call, "", 0};
     if (call->block.y == 1)
         snprintf(ctx.block, sizeof ctx.block, "%d", call->block.x);
     else
         snprintf(ctx.block, sizeof ctx.block, "%dx%d", call->block.x, call->block.y);
     const step_facts *f = NULL;
-    for (size_t i = 0; i < sizeof STEP_FACTS / sizeof STEP_FACTS[0]; i++)
+    for (int i = 0; i < COUNT_OF(STEP_FACTS); i++)
         if (strcmp(STEP_FACTS[i].step, call->step) == 0)
             f = &STEP_FACTS[i];
     const char *function = f ? f->function : "graded function";

@@ -85,7 +85,7 @@ $(BUILD)/solution.o: $(SOLUTION_SRC) $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/main.o: main.cu $(BUILD)/flags
-	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	$(NVCC) $(ALL_FLAGS) -DSTEP_NAME='"$(STEP)"' -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
