@@ -19,6 +19,7 @@ int main(int argc, char **argv)
 {
     const step_spec step = {
         .name = STEP_NAME,
+        .audit = STEP_AUDIT,
         .summary = "Multiplies two random N x N matrices with a coalesced naive kernel (yours) "
                    "against an uncoalesced one.",
         .start = matmul_track_first,

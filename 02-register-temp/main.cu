@@ -62,6 +62,7 @@ int main(int argc, char **argv)
 {
     const step_spec step = {
         .name = STEP_NAME,
+        .audit = STEP_AUDIT,
         .summary = "Multiplies two random N x N matrices accumulating in a register (yours) against accumulating in C.",
         .start = {.id = "naive", .label = "naive, coalesced, C += in global memory", .multiply = run_naive},
         .compare = given,  // checked, then timed when timing; --check runs only yours

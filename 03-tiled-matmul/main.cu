@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 {
     const step_spec step = {
         .name = STEP_NAME,
+        .audit = STEP_AUDIT,
         .summary = "Multiplies two random N x N matrices through shared-memory tiles (yours) "
                    "against the register kernel.",
         .blocks = &matmul_tile_blocks,

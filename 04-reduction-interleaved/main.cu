@@ -54,6 +54,7 @@ int main(int argc, char **argv)
 {
     const step_spec step = {
         .name = STEP_NAME,
+        .audit = STEP_AUDIT,
         .summary = "Sums n random ints with the interleaved, strided-index tree (yours) "
                    "and times it against the divergent one.",
         .start = reduction_track_first,

@@ -45,6 +45,7 @@ int main(int argc, char **argv)
 {
     const step_spec step = {
         .name = STEP_NAME,
+        .audit = STEP_AUDIT,
         .summary = "Sums n random ints with sequential addressing (yours) and times it against the strided-index tree.",
         .start = {.id = "interleaved_strided", .label = "interleaved, strided index", .sum = sum_interleaved_strided},
         .yours = yours,

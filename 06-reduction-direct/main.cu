@@ -43,6 +43,7 @@ int main(int argc, char **argv)
 {
     const step_spec step = {
         .name = STEP_NAME,
+        .audit = STEP_AUDIT,
         .summary = "Sums n random ints in one pass, each block adding into the total (yours), "
                    "against the multi-pass tree.",
         .start = {.id = "sequential", .label = "sequential addressing", .sum = sum_sequential},

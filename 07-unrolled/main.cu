@@ -55,6 +55,7 @@ int main(int argc, char **argv)
 {
     const step_spec step = {
         .name = STEP_NAME,
+        .audit = STEP_AUDIT,
         .summary = "Sums n random ints with the tree unrolled (yours: last warp, then all of it) "
                    "against the looped tree.",
         .start = {.id = "first_add", .label = "two per thread, tree in a loop", .sum = sum_first_add},

@@ -87,6 +87,7 @@ int main(int argc, char **argv)
 {
     const step_spec step = {
         .name = STEP_NAME,
+        .audit = STEP_AUDIT,
         .summary = "Sums n random ints with a grid-stride, cascaded kernel (yours) against the unrolled tree and CUB.",
         .start = {.id = "unrolled", .label = "completely unrolled, templated block", .sum = sum_unrolled},
         .yours = yours,

@@ -823,6 +823,7 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
     option_spec spec = {s->name, s->summary, t->size_meaning, t->default_size, t->max_size, blocks, t->default_reps};
     options opt;
     parse_options(argc, argv, &spec, &opt);
+    audit_set_facts(s->audit);  // a malformed STEP_AUDIT exits 2 here, before any CUDA call
 
     // The first, the start and the library besides the step's lists.
     contender *cs = (contender *)calloc(3 + s->compare_count + s->yours_count + s->beyond_count, sizeof *cs);

@@ -141,15 +141,21 @@ typedef struct {
     reduce_fn sum;
 } step_kernel;
 
-// One step, as its main.cu describes it. The step's name comes from the
-// build: step.mk compiles main.cu with -DSTEP_NAME='"04-reduction-interleaved"'.
-// A main.cu compiled by hand, outside the build, gets no name.
+// One step, as its main.cu describes it. The step's name and what its graded
+// function must launch come from the build: step.mk compiles main.cu with
+// -DSTEP_NAME='"04-reduction-interleaved"' and -DSTEP_AUDIT='"kernel=..."'
+// (audit.h says what STEP_AUDIT holds). A main.cu compiled by hand, outside
+// the build, gets neither a name nor launch facts.
 #ifndef STEP_NAME
 #define STEP_NAME ""
+#endif
+#ifndef STEP_AUDIT
+#define STEP_AUDIT ""
 #endif
 
 typedef struct {
     const char *name;               // STEP_NAME: the step's folder, "05-reduction-sequential"
+    const char *audit;              // STEP_AUDIT: the launch audit's facts ("": none)
     const char *summary;            // one line for --help
     const block_rule *blocks;       // NULL: the track's own rule
     step_kernel start;              // the kernel this step starts from (given)

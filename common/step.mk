@@ -20,6 +20,17 @@ COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(COMMON_DIR)/cuda.mk
 
 STEP := $(notdir $(CURDIR))
+# What the step's graded function must launch, for the launch audit: the
+# key=value facts that audit.h describes, compiled into main.cu as STEP_AUDIT.
+STEP_AUDIT_01-naive-matmul := kernel=matmul_naive function=run_naive launches=one-launch memsets=0-1
+STEP_AUDIT_02-register-temp := kernel=matmul_register function=run_register launches=one-launch
+STEP_AUDIT_03-tiled-matmul := kernel=matmul_tiled function=run_tiled launches=one-launch template=yes
+STEP_AUDIT_04-reduction-interleaved := kernel=reduce_interleaved_strided function=sum_interleaved_strided launches=levels per_thread=1
+STEP_AUDIT_05-reduction-sequential := kernel=reduce_sequential function=sum_sequential launches=levels per_thread=1
+STEP_AUDIT_06-reduction-direct := kernel=reduce_direct function=sum_direct launches=one-pass per_thread=2 memsets=1
+STEP_AUDIT_07-unrolled := kernel=reduce_unrolled function=sum_unrolled launches=levels per_thread=2 template=yes
+STEP_AUDIT_08-cascaded := kernel=reduce_cascaded function=sum_cascaded launches=one-pass template=yes fills_gpu=yes memsets=1
+STEP_AUDIT ?= $(STEP_AUDIT_$(STEP))
 SOLUTION_SRC := $(abspath $(COMMON_DIR)/../solutions/$(STEP)/$(PROGRAM).cu)
 BUILD := build
 
@@ -85,7 +96,7 @@ $(BUILD)/solution.o: $(SOLUTION_SRC) $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/main.o: main.cu $(BUILD)/flags
-	$(NVCC) $(ALL_FLAGS) -DSTEP_NAME='"$(STEP)"' -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	$(NVCC) $(ALL_FLAGS) -DSTEP_NAME='"$(STEP)"' -DSTEP_AUDIT='"$(STEP_AUDIT)"' -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
