@@ -599,7 +599,7 @@ void print_record(const char *kind, const char *format, ...)
 }
 
 // Print the device header (table) or the device record (--machine).
-static void print_device(const options *opt, const char *step)
+static void print_device(const options *opt, const char *step, const char *track_name)
 {
     const device_info *d = current_device();
     char l2[32], mem[32];
@@ -607,10 +607,11 @@ static void print_device(const options *opt, const char *step)
     human_bytes((double)d->global_mem_bytes, mem, sizeof mem);
     if (opt->machine) {
         print_record("device",
-                     "step=%s\tname=%s\tcc=%d.%d\tsms=%d\tl2_bytes=%zu\tmemory_bytes=%zu\truntime=%d.%d\tdriver=%d.%d",
+                     "step=%s\tname=%s\tcc=%d.%d\tsms=%d\tl2_bytes=%zu\tmemory_bytes=%zu\truntime=%d.%d\tdriver=%d.%d"
+                     "\ttrack=%s",
                      step, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes, d->global_mem_bytes,
                      d->runtime_version / 1000, d->runtime_version % 1000 / 10, d->driver_version / 1000,
-                     d->driver_version % 1000 / 10);
+                     d->driver_version % 1000 / 10, track_name);
         return;
     }
     printf("%s on %s (sm_%d%d, %d SMs, %s L2, %s), CUDA runtime %d.%d, driver %d.%d\n", step, d->name, d->cc_major,
@@ -837,7 +838,7 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
     open_device();
     if (t->open)
         t->open();
-    print_device(&opt, s->name);
+    print_device(&opt, s->name, t->name);
 
     int failures = 0, runs = 0, findings = 0;
     for (int i = 0; i < opt.size_count; i++) {

@@ -214,6 +214,7 @@ typedef struct {
 // on the track's own state -- the inputs, the reference and the buffers of
 // the size at hand -- which it keeps in its file.
 typedef struct {
+    const char *name;                // "matmul" or "reduction": the device record's track=
     const char *size_meaning;        // for --help: "ints to sum"
     const char *size_symbol;         // in messages: "n" (n=1000) or "N" (N=2048)
     unsigned long long default_size, max_size;

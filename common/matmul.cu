@@ -635,6 +635,7 @@ static void close_cublas(void)
 }
 
 static const track matmul = {
+    .name = "matmul",
     .size_meaning = "rows (= columns) of the square matrices",
     .size_symbol = "N",
     .default_size = 2048,

@@ -414,6 +414,7 @@ static bool audited_call(const flow_point *at, const contender *graded, char *wh
 // ===========================================================================
 
 static const track reduction = {
+    .name = "reduction",
     .size_meaning = "ints to sum",
     .size_symbol = "n",
     .default_size = 1ull << 26,
