@@ -11,23 +11,20 @@
 // Defined in naive_matmul.cu (yours) or in the solution.
 void run_naive(const float *A, const float *B, float *C, int n, block_shape block);
 
-static const matmul_kernel yours[] = {
-    {"naive", "naive, coalesced (column from threadIdx.x)", run_naive},
+static const step_kernel yours[] = {
+    {.id = "naive", .label = "naive, coalesced (column from threadIdx.x)", .multiply = run_naive},
 };
 
 int main(int argc, char **argv)
 {
-    matmul_step step = {
-        "01-naive-matmul",
-        "Multiplies two random N x N matrices with a coalesced naive kernel (yours) against an uncoalesced one.",
-        matmul_track_first,
-        NULL,
-        0,
-        yours,
-        1,
-        {NULL, NULL, NULL},
-        false,
-        {16, 16},
+    const step_spec step = {
+        .name = STEP_NAME,
+        .audit = STEP_AUDIT,
+        .summary = "Multiplies two random N x N matrices with a coalesced naive kernel (yours) "
+                   "against an uncoalesced one.",
+        .start = matmul_track_first,
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
     };
     return matmul_main(argc, argv, &step);
 }

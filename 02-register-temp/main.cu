@@ -47,30 +47,28 @@ static void run_naive_restrict(const float *A, const float *B, float *C, int n, 
     CUDA_CHECK_LAUNCH();
 }
 
-static const matmul_kernel compare[] = {
-    {"naive_restrict", "naive, C += with __restrict__", run_naive_restrict},
+static const step_kernel given[] = {
+    {.id = "naive_restrict", .label = "naive, C += with __restrict__", .multiply = run_naive_restrict},
 };
 
 // Defined in register_temp.cu (yours) or in the solution.
 void run_register(const float *A, const float *B, float *C, int n, block_shape block);
 
-static const matmul_kernel yours[] = {
-    {"register", "register accumulator, one store", run_register},
+static const step_kernel yours[] = {
+    {.id = "register", .label = "register accumulator, one store", .multiply = run_register},
 };
 
 int main(int argc, char **argv)
 {
-    matmul_step step = {
-        "02-register-temp",
-        "Multiplies two random N x N matrices accumulating in a register (yours) against accumulating in C.",
-        {"naive", "naive, coalesced, C += in global memory", run_naive},
-        compare,
-        1,
-        yours,
-        1,
-        {NULL, NULL, NULL},
-        false,
-        {16, 16},
+    const step_spec step = {
+        .name = STEP_NAME,
+        .audit = STEP_AUDIT,
+        .summary = "Multiplies two random N x N matrices accumulating in a register (yours) against accumulating in C.",
+        .start = {.id = "naive", .label = "naive, coalesced, C += in global memory", .multiply = run_naive},
+        .compare = given,  // checked, then timed when timing; --check runs only yours
+        .compare_count = COUNT_OF(given),
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
     };
     return matmul_main(argc, argv, &step);
 }

@@ -31,28 +31,32 @@ static void run_register(const float *A, const float *B, float *C, int n, block_
 // Defined in tiled_matmul.cu (yours) or in the solution.
 void run_tiled(const float *A, const float *B, float *C, int n, block_shape block);
 
+static const step_kernel yours[] = {
+    {.id = "tiled", .label = "shared-memory tiles", .multiply = run_tiled},
+};
+
 // Past the lesson: only the reference solution defines it. The weak
 // declaration lets this harness link without it: the pointer is then NULL,
 // and the harness leaves it out.
 void run_blocked(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 
-static const matmul_kernel yours[] = {
-    {"tiled", "shared-memory tiles", run_tiled},
+static const step_kernel beyond[] = {
+    {.id = "blocked", .label = "register blocking, 8x8 per thread (own 256-thread blocks)", .multiply = run_blocked},
 };
 
 int main(int argc, char **argv)
 {
-    matmul_step step = {
-        "03-tiled-matmul",
-        "Multiplies two random N x N matrices through shared-memory tiles (yours) against the register kernel.",
-        {"register", "register accumulator, one store", run_register},
-        NULL,
-        0,
-        yours,
-        1,
-        {"blocked", "register blocking, 8x8 per thread (own 256-thread blocks)", run_blocked},
-        true,
-        {32, 32},
+    const step_spec step = {
+        .name = STEP_NAME,
+        .audit = STEP_AUDIT,
+        .summary = "Multiplies two random N x N matrices through shared-memory tiles (yours) "
+                   "against the register kernel.",
+        .blocks = &matmul_tile_blocks,
+        .start = {.id = "register", .label = "register accumulator, one store", .multiply = run_register},
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
+        .beyond = beyond,
+        .beyond_count = COUNT_OF(beyond),
     };
     return matmul_main(argc, argv, &step);
 }

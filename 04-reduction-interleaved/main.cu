@@ -39,27 +39,29 @@ static void sum_interleaved_masked(const int *d_in, unsigned int n, int block, i
     reduce_in_passes(reduce_interleaved_masked, 1, d_in, n, block, d_work, d_sum);
 }
 
-static const reduce_kernel given[] = {
-    {"interleaved_masked", "interleaved, divergent, mask for %", sum_interleaved_masked},
+static const step_kernel given[] = {
+    {.id = "interleaved_masked", .label = "interleaved, divergent, mask for %", .sum = sum_interleaved_masked},
 };
 
 // Defined in reduction_interleaved.cu (yours) or in the solution.
 void sum_interleaved_strided(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
 
-static const reduce_kernel yours[] = {
-    {"interleaved_strided", "interleaved, strided index", sum_interleaved_strided},
+static const step_kernel yours[] = {
+    {.id = "interleaved_strided", .label = "interleaved, strided index", .sum = sum_interleaved_strided},
 };
 
 int main(int argc, char **argv)
 {
-    reduce_step step = {
-        "04-reduction-interleaved",
-        "Sums n random ints with the interleaved, strided-index tree (yours) and times it against the divergent one.",
-        track_first_kernel,
-        yours,
-        1,
+    const step_spec step = {
+        .name = STEP_NAME,
+        .audit = STEP_AUDIT,
+        .summary = "Sums n random ints with the interleaved, strided-index tree (yours) "
+                   "and times it against the divergent one.",
+        .start = reduction_track_first,
+        .compare = given,  // checked, then timed when timing; --check runs only yours
+        .compare_count = COUNT_OF(given),
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
     };
-    step.compare = given;  // checked, then timed when timing; --check runs only yours
-    step.compare_count = 1;
     return reduction_main(argc, argv, &step);
 }

@@ -37,18 +37,19 @@ static void sum_interleaved_strided(const int *d_in, unsigned int n, int block, 
 // Defined in reduction_sequential.cu (yours) or in the solution.
 void sum_sequential(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
 
-static const reduce_kernel yours[] = {
-    {"sequential", "sequential addressing", sum_sequential},
+static const step_kernel yours[] = {
+    {.id = "sequential", .label = "sequential addressing", .sum = sum_sequential},
 };
 
 int main(int argc, char **argv)
 {
-    reduce_step step = {
-        "05-reduction-sequential",
-        "Sums n random ints with sequential addressing (yours) and times it against the strided-index tree.",
-        {"interleaved_strided", "interleaved, strided index", sum_interleaved_strided},
-        yours,
-        1,
+    const step_spec step = {
+        .name = STEP_NAME,
+        .audit = STEP_AUDIT,
+        .summary = "Sums n random ints with sequential addressing (yours) and times it against the strided-index tree.",
+        .start = {.id = "interleaved_strided", .label = "interleaved, strided index", .sum = sum_interleaved_strided},
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
     };
     return reduction_main(argc, argv, &step);
 }

@@ -35,18 +35,20 @@ static void sum_sequential(const int *d_in, unsigned int n, int block, int *d_wo
 // Defined in reduction_direct.cu (yours) or in the solution.
 void sum_direct(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
 
-static const reduce_kernel yours[] = {
-    {"direct", "two per thread, one atomic per block", sum_direct},
+static const step_kernel yours[] = {
+    {.id = "direct", .label = "two per thread, one atomic per block", .sum = sum_direct},
 };
 
 int main(int argc, char **argv)
 {
-    reduce_step step = {
-        "06-reduction-direct",
-        "Sums n random ints in one pass, each block adding into the total (yours), against the multi-pass tree.",
-        {"sequential", "sequential addressing", sum_sequential},
-        yours,
-        1,
+    const step_spec step = {
+        .name = STEP_NAME,
+        .audit = STEP_AUDIT,
+        .summary = "Sums n random ints in one pass, each block adding into the total (yours), "
+                   "against the multi-pass tree.",
+        .start = {.id = "sequential", .label = "sequential addressing", .sum = sum_sequential},
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
     };
     return reduction_main(argc, argv, &step);
 }

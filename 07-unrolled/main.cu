@@ -46,19 +46,21 @@ static void sum_first_add(const int *d_in, unsigned int n, int block, int *d_wor
 void sum_last_warp_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
 void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
 
-static const reduce_kernel yours[] = {
-    {"last_warp_unrolled", "last warp unrolled", sum_last_warp_unrolled},
-    {"unrolled", "completely unrolled, templated block", sum_unrolled},
+static const step_kernel yours[] = {
+    {.id = "last_warp_unrolled", .label = "last warp unrolled", .sum = sum_last_warp_unrolled},
+    {.id = "unrolled", .label = "completely unrolled, templated block", .sum = sum_unrolled},
 };
 
 int main(int argc, char **argv)
 {
-    reduce_step step = {
-        "07-unrolled",
-        "Sums n random ints with the tree unrolled (yours: last warp, then all of it) against the looped tree.",
-        {"first_add", "two per thread, tree in a loop", sum_first_add},
-        yours,
-        2,
+    const step_spec step = {
+        .name = STEP_NAME,
+        .audit = STEP_AUDIT,
+        .summary = "Sums n random ints with the tree unrolled (yours: last warp, then all of it) "
+                   "against the looped tree.",
+        .start = {.id = "first_add", .label = "two per thread, tree in a loop", .sum = sum_first_add},
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
     };
     return reduction_main(argc, argv, &step);
 }

@@ -33,17 +33,19 @@ __global__ void reduce_unrolled(const int *in, int *out, unsigned int n)
         out[blockIdx.x] = v;
 }
 
+// Step 07's launcher, as its solution has it (solutions/07-unrolled/unrolled.cu),
+// its switch over block sizes and all.
 static void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
     reduce_pass_kernel kernel;
-    switch (block) {
+    switch (block) {  // a kernel for each block size the program accepts
     case 32: kernel = reduce_unrolled<32>; break;
     case 64: kernel = reduce_unrolled<64>; break;
     case 128: kernel = reduce_unrolled<128>; break;
     case 256: kernel = reduce_unrolled<256>; break;
     case 512: kernel = reduce_unrolled<512>; break;
     case 1024: kernel = reduce_unrolled<1024>; break;
-    default: die(EXIT_USAGE, "no reduce_unrolled for block %d", block);
+    default: die(EXIT_MISMATCH, "sum_unrolled has no kernel for block %d", block);
     }
     reduce_in_passes(kernel, 2, d_in, n, block, d_work, d_sum);
 }
@@ -73,20 +75,26 @@ void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *
 // and the harness leaves it out.
 void sum_vectorized(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
-static const reduce_kernel yours[] = {
-    {"cascaded", "cascaded, grid sized to the GPU", sum_cascaded},
+static const step_kernel yours[] = {
+    {.id = "cascaded", .label = "cascaded, grid sized to the GPU", .sum = sum_cascaded},
+};
+
+static const step_kernel beyond[] = {
+    {.id = "vectorized", .label = "16-byte loads, warp shuffles", .sum = sum_vectorized},
 };
 
 int main(int argc, char **argv)
 {
-    reduce_step step = {
-        "08-cascaded",
-        "Sums n random ints with a grid-stride, cascaded kernel (yours) against the unrolled tree and CUB.",
-        {"unrolled", "completely unrolled, templated block", sum_unrolled},
-        yours,
-        1,
-        {"vectorized", "16-byte loads, warp shuffles", sum_vectorized},
-        {"cub", "CUB DeviceReduce::Sum", sum_cub},
+    const step_spec step = {
+        .name = STEP_NAME,
+        .audit = STEP_AUDIT,
+        .summary = "Sums n random ints with a grid-stride, cascaded kernel (yours) against the unrolled tree and CUB.",
+        .start = {.id = "unrolled", .label = "completely unrolled, templated block", .sum = sum_unrolled},
+        .yours = yours,
+        .yours_count = COUNT_OF(yours),
+        .beyond = beyond,
+        .beyond_count = COUNT_OF(beyond),
+        .library = {.id = "cub", .label = "CUB DeviceReduce::Sum", .sum = sum_cub},
     };
     return reduction_main(argc, argv, &step);
 }

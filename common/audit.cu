@@ -10,46 +10,120 @@
 #include <time.h>
 
 // ===========================================================================
-// What each step's graded function must launch
+// What the step's graded function must launch: STEP_AUDIT (audit.h)
 // ===========================================================================
-//
-// One row per step. The graded function is the learner's last; it must
-// launch only `kernel` (the one the step asks for, in the learner's file),
-// shaped as `shape` says:
-//   ONE_LAUNCH  one launch of the kernel (the matmul steps);
-//   LEVELS      one launch per level of a multi-pass reduction, as
-//               reduce_in_passes makes them, each thread loading per_thread
-//               elements: n -> ceil(n / (per_thread * block)) -> ... -> 1;
-//   ONE_PASS    exactly one kernel launch; with per_thread, a grid of
-//               ceil(n / (per_thread * block)) blocks.
-// block_template: the kernel is a template on the block size, and the
-// instance launched must be the one for the block asked for (kernel<256>).
-// fills_gpu: the grid holds no more blocks than the GPU runs at once, and at
-// n >= 2^26 each thread sums at least MIN_PER_THREAD elements.
+
+enum { AUDIT_NAME_LEN = 256 };
+
 typedef enum { ONE_LAUNCH, LEVELS, ONE_PASS } launch_shape;
 
 typedef struct {
-    const char *step;
-    const char *function;  // the graded host function, as the learner knows it
-    const char *kernel;    // the kernel it must launch (its name without template arguments)
+    bool given;                           // false: STEP_AUDIT is empty, no structure is checked
+    char function[AUDIT_NAME_LEN];        // the graded host function, as the learner knows it
+    char kernel[AUDIT_NAME_LEN];          // the kernel it must launch (its name without template arguments)
     launch_shape shape;
-    int per_thread;        // LEVELS and ONE_PASS: elements each thread loads (0: any)
+    int per_thread;                       // LEVELS and ONE_PASS: elements each thread loads (0: any)
     bool block_template;
     bool fills_gpu;
-    int min_memsets, max_memsets;  // 06, 08: the total is zeroed by one memset before the one launch
+    int min_memsets, max_memsets;         // 06, 08: the total is zeroed by one memset before the one launch
 } step_facts;
 
-static const step_facts STEP_FACTS[] = {
-    // step                     function                   kernel                       shape       per   tmpl   fills  memsets: min, max
-    {"01-naive-matmul",          "run_naive",               "matmul_naive",              ONE_LAUNCH, 0,    false, false, 0, 1},
-    {"02-register-temp",         "run_register",            "matmul_register",           ONE_LAUNCH, 0,    false, false, 0, 1},
-    {"03-tiled-matmul",          "run_tiled",               "matmul_tiled",              ONE_LAUNCH, 0,    true,  false, 0, 1},
-    {"04-reduction-interleaved", "sum_interleaved_strided", "reduce_interleaved_strided", LEVELS,    1,    false, false, 0, 1},
-    {"05-reduction-sequential",  "sum_sequential",          "reduce_sequential",         LEVELS,     1,    false, false, 0, 1},
-    {"06-reduction-direct",      "sum_direct",              "reduce_direct",             ONE_PASS,   2,    false, false, 1, 1},
-    {"07-unrolled",              "sum_unrolled",            "reduce_unrolled",           LEVELS,     2,    true,  false, 0, 1},
-    {"08-cascaded",              "sum_cascaded",            "reduce_cascaded",           ONE_PASS,   0,    true,  true,  1, 1},
-};
+static step_facts facts;
+
+// What the messages about a malformed STEP_AUDIT call it.
+static const char FACTS[] = "STEP_AUDIT (the launch audit's facts, from the build)";
+
+// Exit 2, naming the field of STEP_AUDIT at fault and what it should be.
+static void bad_fact(const char *key, const char *value, const char *why) __attribute__((noreturn));
+static void bad_fact(const char *key, const char *value, const char *why)
+{
+    die(EXIT_USAGE, "%s has a bad field '%s=%s': %s", FACTS, key, value, why);
+}
+
+// A whole number from 0 to 1024 at the start of `text`; *end is what follows it.
+static bool parse_small(const char *text, const char **end, int *value)
+{
+    char *stop;
+    if (text[0] < '0' || text[0] > '9')
+        return false;
+    long v = strtol(text, &stop, 10);
+    *end = stop;
+    *value = (int)v;
+    return v <= 1024;
+}
+
+static bool parse_yes_no(const char *key, const char *value)
+{
+    if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+        bad_fact(key, value, "expected yes or no");
+    return strcmp(value, "yes") == 0;
+}
+
+static void parse_name(const char *key, const char *value, char *name)
+{
+    if (!value[0] || strlen(value) >= AUDIT_NAME_LEN)
+        bad_fact(key, value, "expected a name");
+    snprintf(name, AUDIT_NAME_LEN, "%s", value);
+}
+
+void audit_set_facts(const char *text)
+{
+    memset(&facts, 0, sizeof facts);
+    snprintf(facts.function, sizeof facts.function, "graded function");  // in messages, when no facts name it
+    facts.max_memsets = 1;
+    char copy[1024];
+    if (snprintf(copy, sizeof copy, "%s", text) >= (int)sizeof copy)
+        die(EXIT_USAGE, "%s is longer than %zu characters", FACTS, sizeof copy - 1);
+    bool have_kernel = false, have_function = false, have_launches = false;
+    for (char *rest = copy, *key; (key = strsep(&rest, " \t")) != NULL;) {
+        if (!key[0])
+            continue;  // more than one space between two fields
+        char *value = strchr(key, '=');
+        if (!value)
+            die(EXIT_USAGE, "%s has a bad field '%s': expected key=value", FACTS, key);
+        *value++ = '\0';
+        const char *end = value;
+        if (strcmp(key, "kernel") == 0) {
+            parse_name(key, value, facts.kernel);
+            have_kernel = true;
+        } else if (strcmp(key, "function") == 0) {
+            parse_name(key, value, facts.function);
+            have_function = true;
+        } else if (strcmp(key, "launches") == 0) {
+            if (strcmp(value, "one-launch") == 0)
+                facts.shape = ONE_LAUNCH;
+            else if (strcmp(value, "levels") == 0)
+                facts.shape = LEVELS;
+            else if (strcmp(value, "one-pass") == 0)
+                facts.shape = ONE_PASS;
+            else
+                bad_fact(key, value, "expected one-launch, levels or one-pass");
+            have_launches = true;
+        } else if (strcmp(key, "per_thread") == 0) {
+            if (!parse_small(value, &end, &facts.per_thread) || *end)
+                bad_fact(key, value, "expected a whole number, 0 (any) to 1024");
+        } else if (strcmp(key, "template") == 0) {
+            facts.block_template = parse_yes_no(key, value);
+        } else if (strcmp(key, "fills_gpu") == 0) {
+            facts.fills_gpu = parse_yes_no(key, value);
+        } else if (strcmp(key, "memsets") == 0) {
+            bool ok = parse_small(value, &end, &facts.min_memsets);
+            facts.max_memsets = facts.min_memsets;
+            if (ok && *end == '-')
+                ok = parse_small(end + 1, &end, &facts.max_memsets);
+            if (!ok || *end || facts.min_memsets > facts.max_memsets)
+                bad_fact(key, value, "expected a count N or a range MIN-MAX, up to 1024");
+        } else {
+            bad_fact(key, value, "no such key: kernel, function, launches, per_thread, template, fills_gpu or memsets");
+        }
+        facts.given = true;
+    }
+    if (facts.given && !(have_kernel && have_function && have_launches))
+        die(EXIT_USAGE, "%s needs kernel=, function= and launches=: '%s'", FACTS, text);
+    if (facts.shape == LEVELS && facts.per_thread == 0)
+        die(EXIT_USAGE, "%s has launches=levels but no per_thread=N: the elements each thread loads make the levels",
+            FACTS);
+}
 
 enum { MIN_PER_THREAD = 8 };                          // 08: elements per thread at least, at large n
 static const unsigned long long LARGE_N = 1ull << 26;  // 08: where MIN_PER_THREAD applies
@@ -62,6 +136,33 @@ static const double SPAN_SLACK_MS = 0.02;
 // ===========================================================================
 // Tracing
 // ===========================================================================
+
+typedef enum { AUDIT_KERNEL, AUDIT_MEMSET, AUDIT_COPY } audit_kind;
+
+// One thing the traced call put on the GPU.
+typedef struct {
+    audit_kind kind;
+    char name[AUDIT_NAME_LEN];  // a kernel's demangled name; a copy's direction ("host to device")
+    unsigned int grid[3], block[3];
+    unsigned int stream;        // CUPTI's id of the stream it ran on
+    bool host_copy;             // a copy from or to host memory
+    unsigned long long start_ns, end_ns;
+} audit_activity;
+
+enum { AUDIT_MAX_ACTIVITIES = 64 };
+
+// One traced call.
+typedef struct {
+    audit_activity items[AUDIT_MAX_ACTIVITIES];
+    int count;                  // items recorded (the call's own; the harness's marker left out)
+    int dropped;                // more than AUDIT_MAX_ACTIVITIES, or records CUPTI lost
+    unsigned int timed_stream;  // the stream the harness times: the legacy default stream
+    double span_ms;             // GPU time from the call's start to the end of its last activity
+    double event_ms;            // the same call timed as the timed repetitions are, with events
+    double audit_ms;            // host time the audit took, tracing set-up included
+} audit_trace;
+
+static audit_trace last_trace;  // the last call traced, for audit_report (large: kept off the stack)
 
 // Each CUPTI names its newest record layouts; the fields read here are in all of them.
 #if CUPTI_API_VERSION >= 130000  // CUDA 13
@@ -203,19 +304,20 @@ void audit_begin(void)
     if (!audit_available())
         die(EXIT_CUDA, "the launch audit cannot trace: another tool holds CUPTI");
     raw_count = raw_dropped = 0;
-    for (size_t i = 0; i < sizeof TRACED / sizeof TRACED[0]; i++)
+    for (int i = 0; i < COUNT_OF(TRACED); i++)
         CUPTI_CHECK(cuptiActivityEnable(TRACED[i]));
     CUDA_CHECK(cudaEventRecord(audit_start));
     audit_marker<<<1, 1>>>();
     CUDA_CHECK_LAUNCH();
 }
 
-void audit_end(audit_trace *trace)
+void audit_end(void)
 {
+    audit_trace *trace = &last_trace;
     CUDA_CHECK(cudaEventRecord(audit_stop));
     CUDA_CHECK(cudaDeviceSynchronize());  // and so every stream's work is done, not only the timed one's
     CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-    for (size_t i = 0; i < sizeof TRACED / sizeof TRACED[0]; i++)
+    for (int i = 0; i < COUNT_OF(TRACED); i++)
         CUPTI_CHECK(cuptiActivityDisable(TRACED[i]));
     float event_ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&event_ms, audit_start, audit_stop));
@@ -403,19 +505,15 @@ static void check_facts(audit_context *ctx, const step_facts *f, const audit_tra
     }
 }
 
-int audit_report(const options *opt, const audit_call *call, const audit_trace *t)
+int audit_report(const options *opt, const audit_call *call)
 {
+    const audit_trace *t = &last_trace;
     audit_context ctx = {opt, call, "", 0};
     if (call->block.y == 1)
         snprintf(ctx.block, sizeof ctx.block, "%d", call->block.x);
     else
         snprintf(ctx.block, sizeof ctx.block, "%dx%d", call->block.x, call->block.y);
-    const step_facts *f = NULL;
-    for (size_t i = 0; i < sizeof STEP_FACTS / sizeof STEP_FACTS[0]; i++)
-        if (strcmp(STEP_FACTS[i].step, call->step) == 0)
-            f = &STEP_FACTS[i];
-    const char *function = f ? f->function : "graded function";
-
+    const char *function = facts.function;
     int kernels = 0, memsets = 0, copies = 0;
     for (int i = 0; i < t->count; i++) {
         const audit_activity *a = &t->items[i];
@@ -457,7 +555,7 @@ int audit_report(const options *opt, const audit_call *call, const audit_trace *
         finding(&ctx, "your %s kept the GPU busy for %.3f ms, but the timing events saw only %.3f ms: work outside the "
                       "timed stream is not allowed",
                 function, t->span_ms, t->event_ms);
-    if (f)
-        check_facts(&ctx, f, t);
+    if (facts.given)
+        check_facts(&ctx, &facts, t);
     return ctx.findings;
 }

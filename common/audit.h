@@ -10,37 +10,34 @@
 // kernel, memset and copy, on any stream, with its name, grid, block, stream
 // and GPU start and end. It runs outside the timed repetitions, after them.
 //
-// What each step must launch is in one table, STEP_FACTS in audit.cu.
+// What the graded function must launch comes from the build, a step at a
+// time: STEP_AUDIT, compiled into the step's main.cu (harness.h), a string of
+// space-separated key=value facts:
+//
+//   kernel=NAME        the kernel it must launch (its name without template arguments)
+//   function=NAME      the graded host function, as the learner knows it (for messages)
+//   launches=SHAPE     one-launch: one launch of the kernel (the matmul steps);
+//                      levels: one launch per level of a multi-pass reduction,
+//                        as reduce_in_passes makes them, each thread loading
+//                        per_thread elements: n -> ceil(n / (per_thread * block))
+//                        -> ... -> 1;
+//                      one-pass: exactly one kernel launch; with per_thread, a
+//                        grid of ceil(n / (per_thread * block)) blocks
+//   per_thread=N       elements each thread loads (default 0: any; levels needs one)
+//   template=yes|no    the kernel is a template on the block size, and the
+//                      instance launched must be the one for the block asked
+//                      for, kernel<256> (default no)
+//   fills_gpu=yes|no   the grid holds no more blocks than the GPU runs at once,
+//                      and at large n each thread sums several elements (default no)
+//   memsets=N|MIN-MAX  how many memsets the call may issue (default 0-1; a
+//                      one-pass reduction zeroes its total with one)
+//
+// kernel, function and launches are required; an empty STEP_AUDIT asks for
+// no structure at all, only what every step must respect (no copies, nothing
+// on another stream, no GPU work the timing events do not see).
 #pragma once
 
 #include "harness.h"
-
-enum { AUDIT_NAME_LEN = 256 };
-
-typedef enum { AUDIT_KERNEL, AUDIT_MEMSET, AUDIT_COPY } audit_kind;
-
-// One thing the traced call put on the GPU.
-typedef struct {
-    audit_kind kind;
-    char name[AUDIT_NAME_LEN];  // a kernel's demangled name; a copy's direction ("host to device")
-    unsigned int grid[3], block[3];
-    unsigned int stream;        // CUPTI's id of the stream it ran on
-    bool host_copy;             // a copy from or to host memory
-    unsigned long long start_ns, end_ns;
-} audit_activity;
-
-enum { AUDIT_MAX_ACTIVITIES = 64 };
-
-// One traced call.
-typedef struct {
-    audit_activity items[AUDIT_MAX_ACTIVITIES];
-    int count;                  // items recorded (the call's own; the harness's marker left out)
-    int dropped;                // more than AUDIT_MAX_ACTIVITIES, or records CUPTI lost
-    unsigned int timed_stream;  // the stream the harness times: the legacy default stream
-    double span_ms;             // GPU time from the call's start to the end of its last activity
-    double event_ms;            // the same call timed as the timed repetitions are, with events
-    double audit_ms;            // host time the audit took, tracing set-up included
-} audit_trace;
 
 // False when another tool (ncu, compute-sanitizer) already traces the
 // program: CUPTI serves one subscriber. Such runs go unaudited, say so on
@@ -48,21 +45,24 @@ typedef struct {
 // run with no such tool, requires one per size.
 bool audit_available(void);
 
+// The facts to check each traced call against: STEP_AUDIT's text. Exits 2,
+// naming the field, if it is malformed. Touches no CUDA API.
+void audit_set_facts(const char *facts);
+
 // Trace one call: audit_begin(), the call, audit_end(). Every device-side
 // effect of the call lands in the trace, whichever stream it used. Exits 3
 // (with a hint) if CUPTI cannot trace on this machine.
 void audit_begin(void);
-void audit_end(audit_trace *trace);
+void audit_end(void);
 
-// What one call of the graded function was, for the step's facts.
+// What the traced call was, for the facts.
 typedef struct {
     const char *step;          // "08-cascaded"
     unsigned long long n;      // elements (reduction) or rows (matmul)
     block_shape block;
 } audit_call;
 
-// Check the trace against the step's facts (STEP_FACTS); print the trace
-// (--machine: an `audit` record, a `launch` record per activity, a `finding`
-// record per finding; otherwise an "AUDIT:" line per finding). Returns the
-// number of findings.
-int audit_report(const options *opt, const audit_call *call, const audit_trace *trace);
+// Check the last trace against the facts; print it (--machine: an `audit`
+// record, a `launch` record per activity, a `finding` record per finding;
+// otherwise an "AUDIT:" line per finding). Returns the number of findings.
+int audit_report(const options *opt, const audit_call *call);

@@ -111,20 +111,31 @@ void cuda_check(cudaError_t err, const char *call, const char *file, int line)
 // Options
 // ===========================================================================
 
+// What one program accepts: its track's sizes, its step's or its track's blocks.
+typedef struct {
+    const char *step;          // "04-reduction-interleaved"
+    const char *summary;       // one line for --help
+    const char *size_meaning;  // "ints to sum" / "rows (= columns) of the matrices"
+    unsigned long long default_size, max_size;
+    const block_rule *blocks;
+    int default_reps;
+} option_spec;
+
 static void print_usage(const option_spec *spec)
 {
     printf("usage: %s [options]\n", program_name);
     printf("%s\n\n", spec->summary);
     printf("  -n, --size LIST    %s: a whole number, 2^k or 2^k+c, or a comma-separated list\n", spec->size_meaning);
     printf("                     (default %llu; at most %llu)\n", spec->default_size, spec->max_size);
-    if (spec->block_2d)
-        printf("  -b, --block LIST   threads per block, XxY or X for XxX: %s\n", spec->block_rule);
+    const block_rule *blocks = spec->blocks;
+    if (blocks->two_d)
+        printf("  -b, --block LIST   threads per block, XxY or X for XxX: %s\n", blocks->rule);
     else
-        printf("  -b, --block LIST   threads per block: %s\n", spec->block_rule);
-    if (spec->block_2d)
-        printf("                     (default %dx%d)\n", spec->default_block.x, spec->default_block.y);
+        printf("  -b, --block LIST   threads per block: %s\n", blocks->rule);
+    if (blocks->two_d)
+        printf("                     (default %dx%d)\n", blocks->default_block.x, blocks->default_block.y);
     else
-        printf("                     (default %d)\n", spec->default_block.x);
+        printf("                     (default %d)\n", blocks->default_block.x);
     printf("  -r, --reps R       timed repetitions of each kernel (default %d)\n", spec->default_reps);
     printf("  -s, --seed S       seed of the random inputs (default 1)\n");
     printf("  -c, --check        check correctness only, at every size and block; no timing\n");
@@ -213,6 +224,7 @@ static void parse_sizes(const char *arg, const option_spec *spec, options *opt)
 
 static void parse_blocks(const char *arg, const option_spec *spec, options *opt)
 {
+    const block_rule *rule = spec->blocks;
     char buf[1024], *items[MAX_LIST];
     snprintf(buf, sizeof buf, "%s", arg);
     int count = split_list(buf, items, "--block");
@@ -221,26 +233,28 @@ static void parse_blocks(const char *arg, const option_spec *spec, options *opt)
         errno = 0;
         long x = strtol(items[i], &x_end, 10), y;
         bool ok = items[i][0] >= '0' && items[i][0] <= '9' && errno == 0;
-        if (ok && *x_end == 'x' && spec->block_2d) {
+        if (ok && *x_end == 'x' && rule->two_d) {
             char *y_end;
             ok = x_end[1] >= '0' && x_end[1] <= '9';
             y = strtol(x_end + 1, &y_end, 10);
             ok = ok && *y_end == '\0' && errno == 0;
         } else {
-            y = spec->block_2d ? x : 1;  // "16" means 16x16 where blocks are 2-D
+            y = rule->two_d ? x : 1;  // "16" means 16x16 where blocks are 2-D
             ok = ok && *x_end == '\0';
         }
         block_shape b = {(int)(x > 0 && x <= 4096 ? x : 0), (int)(y > 0 && y <= 4096 ? y : 0)};
         if (!ok)
-            usage_error("bad block '%s': expected %s", items[i], spec->block_2d ? "XxY such as 32x8, or X" : "a number such as 256");
-        if (b.x == 0 || b.y == 0 || !spec->block_ok(b))
-            usage_error("block %s is not supported here: %s", items[i], spec->block_rule);
+            usage_error("bad block '%s': expected %s", items[i], rule->two_d ? "XxY such as 32x8, or X" : "a number such as 256");
+        if (b.x == 0 || b.y == 0 || !rule->ok(b))
+            usage_error("block %s is not supported here: %s", items[i], rule->rule);
         opt->blocks[i] = b;
     }
     opt->block_count = count;
 }
 
-void parse_options(int argc, char **argv, const option_spec *spec, options *opt)
+// Parse argv. Exits 0 after --help, 2 with a one-line reason on a bad option.
+// Touches no CUDA API: a bad option never waits for (or needs) a GPU.
+static void parse_options(int argc, char **argv, const option_spec *spec, options *opt)
 {
     char *base = strrchr(argv[0], '/');
     program_name = base ? base + 1 : argv[0];
@@ -249,7 +263,7 @@ void parse_options(int argc, char **argv, const option_spec *spec, options *opt)
     memset(opt, 0, sizeof *opt);
     opt->sizes[0] = spec->default_size;
     opt->size_count = 1;
-    opt->blocks[0] = spec->default_block;
+    opt->blocks[0] = spec->blocks->default_block;
     opt->block_count = 1;
     opt->reps = spec->default_reps;
     opt->seed = 1;
@@ -316,7 +330,9 @@ __global__ void flush_l2_kernel(const int4 *buf, size_t count, int *sink)
         *sink = acc;
 }
 
-const device_info *open_device(void)
+// Open the current device and make sure this build has code for it.
+// Exits 77 with one line when there is no usable device.
+static const device_info *open_device(void)
 {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -335,7 +351,6 @@ const device_info *open_device(void)
     device.cc_major = prop.major;
     device.cc_minor = prop.minor;
     device.sm_count = prop.multiProcessorCount;
-    device.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
     device.l2_bytes = (size_t)prop.l2CacheSize;
     device.global_mem_bytes = prop.totalGlobalMem;
     CUDA_CHECK(cudaDriverGetVersion(&device.driver_version));
@@ -402,10 +417,14 @@ uint64_t random_u64(uint64_t seed, uint64_t stream, uint64_t index)
 // Timing
 // ===========================================================================
 
+typedef struct {
+    double median_ms, q1_ms, q3_ms;
+} timing;
+
 // One row of the table; printed by print_results, in the Output section.
 typedef struct {
     const char *id;     // short, stable, no spaces: what the grader matches
-    const char *role;   // ceiling, first, start, given, yours, beyond, library
+    kernel_role role;
     const char *label;  // what a person reads
     timing t;
     double rate;        // GB/s or GFLOP/s
@@ -505,8 +524,26 @@ static double median_ratio(const float *samples_a, const float *samples_b, int r
     return m;
 }
 
-void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
-                     const char *rate_unit, const char *ceiling_name, double *pct_ceiling)
+// Time the entries and print the table (or, with --machine, a record per row).
+// `config` starts every record ("n=1024\tblock=256"); `rate_unit` is "GB/s" or
+// "GFLOP/s"; `ceiling_name` heads the percentage column ("copy", "cuBLAS").
+//
+// First a few untimed rounds, then opt->reps rounds in which every entry runs
+// once, in an order rotated each round so that none always goes first. Each
+// run is preceded by a flush of the L2 cache, so that no run finds its inputs
+// left in the cache by the one before, and so that the GPU is busy while the
+// host enqueues the run: launch overhead on the host stays out of the figures.
+//
+// Entry 0 is the ceiling, entry 1 the track's first kernel, entry `start` the
+// step's starting kernel. Rates are work per second (GB/s or GFLOP/s, with
+// work in bytes or flops); shares are of the ceiling measured in this run;
+// speedups are the median over rounds of the paired ratio of times, so that
+// drift in clocks or temperature over the run cancels out.
+//
+// pct_ceiling receives each entry's rate as a percentage of the ceiling's,
+// for the plausibility gate.
+static void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
+                            const char *rate_unit, const char *ceiling_name, double *pct_ceiling)
 {
     float *samples = (float *)malloc(sizeof(float) * count * opt->reps);
     timing *t = (timing *)malloc(sizeof *t * count);
@@ -527,8 +564,7 @@ void time_and_report(const options *opt, const char *config, const timed_entry *
                                ceiling ? 100.0 : 100.0 * rate / rows[0].rate,
                                ceiling ? NAN : median_ratio(&samples[start * opt->reps], mine, opt->reps),
                                ceiling ? NAN : median_ratio(&samples[1 * opt->reps], mine, opt->reps)};
-        if (pct_ceiling)
-            pct_ceiling[i] = rows[i].pct_ceiling;
+        pct_ceiling[i] = rows[i].pct_ceiling;
     }
     print_results(opt, config, rate_unit, ceiling_name, rows, count);
     free(samples);
@@ -562,7 +598,8 @@ void print_record(const char *kind, const char *format, ...)
     va_end(ap);
 }
 
-void print_device(const options *opt, const char *step)
+// Print the device header (table) or the device record (--machine).
+static void print_device(const options *opt, const char *step, const char *track_name)
 {
     const device_info *d = current_device();
     char l2[32], mem[32];
@@ -570,10 +607,11 @@ void print_device(const options *opt, const char *step)
     human_bytes((double)d->global_mem_bytes, mem, sizeof mem);
     if (opt->machine) {
         print_record("device",
-                     "step=%s\tname=%s\tcc=%d.%d\tsms=%d\tl2_bytes=%zu\tmemory_bytes=%zu\truntime=%d.%d\tdriver=%d.%d",
+                     "step=%s\tname=%s\tcc=%d.%d\tsms=%d\tl2_bytes=%zu\tmemory_bytes=%zu\truntime=%d.%d\tdriver=%d.%d"
+                     "\ttrack=%s",
                      step, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes, d->global_mem_bytes,
                      d->runtime_version / 1000, d->runtime_version % 1000 / 10, d->driver_version / 1000,
-                     d->driver_version % 1000 / 10);
+                     d->driver_version % 1000 / 10, track_name);
         return;
     }
     printf("%s on %s (sm_%d%d, %d SMs, %s L2, %s), CUDA runtime %d.%d, driver %d.%d\n", step, d->name, d->cc_major,
@@ -599,7 +637,7 @@ static void print_results(const options *opt, const char *config, const char *ra
             const result_row *row = &rows[i];
             printf("time\t%s\tid=%s\trole=%s\tlabel=%s\tms=%.5f\tq1_ms=%.5f\tq3_ms=%.5f\trate=%.2f\tunit=%s"
                    "\tpct_ceiling=%.2f",
-                   config, row->id, row->role, row->label, row->t.median_ms, row->t.q1_ms, row->t.q3_ms, row->rate, rate_unit,
+                   config, row->id, role_names[row->role], row->label, row->t.median_ms, row->t.q1_ms, row->t.q3_ms, row->rate, rate_unit,
                    row->pct_ceiling);
             if (!isnan(row->x_start))
                 printf("\tx_start=%.4f", row->x_start);
@@ -611,7 +649,7 @@ static void print_results(const options *opt, const char *config, const char *ra
     }
     int width = 6;
     for (int i = 0; i < count; i++) {
-        int len = (int)(strlen(rows[i].label) + strlen(rows[i].role) + 3);
+        int len = (int)(strlen(rows[i].label) + strlen(role_names[rows[i].role]) + 3);
         if (len > width)
             width = len;
     }
@@ -621,14 +659,23 @@ static void print_results(const options *opt, const char *config, const char *ra
     for (int i = 0; i < count; i++) {
         const result_row *row = &rows[i];
         char name[256], xs[16], xf[16];
-        snprintf(name, sizeof name, "%s [%s]", row->label, row->role);
+        snprintf(name, sizeof name, "%s [%s]", row->label, role_names[row->role]);
         double spread = 100.0 * (row->t.q3_ms - row->t.q1_ms) / (2.0 * row->t.median_ms);
         printf("  %-*s %10.4f   ±%4.1f%% %9.1f %8.1f%% %s %s\n", width, name, row->t.median_ms, spread, row->rate,
                row->pct_ceiling, speedup_cell(row->x_start, xs, sizeof xs), speedup_cell(row->x_first, xf, sizeof xf));
     }
 }
 
-bool rate_implausible(const options *opt, const char *label, double pct_of_ceiling, const char *ceiling_name)
+// A graded rate above this share of the ceiling measured in the same run did
+// not come from the timed call doing the work (a copy cannot be beaten by more
+// than noise: a reduction reads half of what it moves, at the same rate).
+static const double PLAUSIBLE_PCT_CEILING = 105.0;
+
+// The gate: true, after saying so, when the graded kernel (`label`) ran above
+// PLAUSIBLE_PCT_CEILING of the ceiling (`ceiling_name`: "cuBLAS", "copy").
+// Under ncu or compute-sanitizer (the launch audit is off then) kernels are
+// replayed or instrumented: their times say nothing, so neither does the gate.
+static bool rate_implausible(const options *opt, const char *label, double pct_of_ceiling, const char *ceiling_name)
 {
     if (!(pct_of_ceiling > PLAUSIBLE_PCT_CEILING) || !audit_available())
         return false;
@@ -637,4 +684,204 @@ bool rate_implausible(const options *opt, const char *label, double pct_of_ceili
             "believable): the timed call did not do the work\n",
             label, pct_of_ceiling, ceiling_name, PLAUSIBLE_PCT_CEILING);
     return true;
+}
+
+// ===========================================================================
+// The flow of a step
+// ===========================================================================
+
+// In the order of kernel_role (the declaration in harness.h holds ROLE_COUNT
+// names: one missing here and the two do not compile together).
+const char *const role_names[] = {"ceiling", "first", "start", "given", "yours", "beyond", "library"};
+
+// "256", or "32x8" where blocks are 2-D: a block as the records write it.
+static const char *block_text(const block_rule *rule, block_shape b, char *buf, size_t len)
+{
+    if (rule->two_d)
+        snprintf(buf, len, "%dx%d", b.x, b.y);
+    else
+        snprintf(buf, len, "%d", b.x);
+    return buf;
+}
+
+static bool same_kernel(const step_kernel *a, const step_kernel *b)
+{
+    return a->multiply == b->multiply && a->sum == b->sum;
+}
+
+// False for a kernel whose host function nothing defines (a weak declaration).
+static bool is_defined(const step_kernel *k)
+{
+    return k->multiply || k->sum;
+}
+
+// Who runs, into cs: in --check mode only the learner's kernels and those past
+// the lesson; when timing, everything that will be timed. Returns how many;
+// *graded is the index of the last of the learner's kernels.
+static int line_up(const track *t, const step_spec *s, bool check_only, contender *cs, int *graded)
+{
+    int count = 0;
+    if (!check_only) {
+        if (!same_kernel(&s->start, t->first))  // the first step's start is the track's first kernel
+            cs[count++] = (contender){t->first_timed, ROLE_FIRST};
+        cs[count++] = (contender){&s->start, ROLE_START};
+        for (int i = 0; i < s->compare_count; i++)
+            cs[count++] = (contender){&s->compare[i], ROLE_GIVEN};
+    }
+    for (int i = 0; i < s->yours_count; i++) {
+        *graded = count;
+        cs[count++] = (contender){&s->yours[i], ROLE_YOURS};
+    }
+    for (int i = 0; i < s->beyond_count; i++)
+        if (is_defined(&s->beyond[i]))  // only the reference solution defines them
+            cs[count++] = (contender){&s->beyond[i], ROLE_BEYOND};
+    if (is_defined(&s->library) && !check_only)
+        cs[count++] = (contender){&s->library, ROLE_LIBRARY};
+    return count;
+}
+
+// Time the ceiling and every contender on the exact inputs; print the table.
+// Returns how many left a wrong result in any timed run, plus one if the
+// graded kernel is implausibly fast.
+static int time_contenders(const track *t, const flow_point *at, const char *block, const contender *cs, int count,
+                           int graded)
+{
+    const options *opt = at->opt;
+    int entries_count = count + 1;  // the ceiling first
+    timed_entry *entries = (timed_entry *)calloc(entries_count, sizeof *entries);
+    double *pct = (double *)calloc(entries_count, sizeof *pct);
+    if (!entries || !pct)
+        die(EXIT_CUDA, "out of host memory");
+    t->timed_tasks(at, cs, count, entries);
+    entries[0].role = ROLE_CEILING;
+    int start = 0;
+    for (int i = 0; i < count; i++) {
+        entries[i + 1].id = cs[i].kernel->id;
+        entries[i + 1].role = cs[i].role;
+        entries[i + 1].label = cs[i].kernel->label;
+        if (cs[i].role == ROLE_START)
+            start = i + 1;
+    }
+    char config[160];
+    snprintf(config, sizeof config, "step=%s\tn=%llu\tblock=%s\treps=%d", at->step, at->n, block, opt->reps);
+    set_activity("timing at %s=%llu, block %s", t->size_symbol, at->n, block);
+    time_and_report(opt, config, entries, entries_count, start, t->rate_unit, t->ceiling_name, pct);
+
+    // Every timed run of each kernel must have left a right result too.
+    int wrong = 0;
+    for (int i = 0; i < count; i++) {
+        char why[256];
+        if (t->timed_right(at, i, why, sizeof why))
+            continue;
+        wrong++;
+        fprintf(opt->machine ? stderr : stdout,
+                "MISMATCH: '%s' [%s] %s: it depends on state an earlier run left behind\n", cs[i].kernel->label,
+                role_names[cs[i].role], why);
+    }
+    // A graded rate beyond the ceiling's: the timed call did not do the work.
+    if (rate_implausible(opt, cs[graded].kernel->label, pct[graded + 1], t->ceiling_name))
+        wrong++;
+    set_activity("%s", "");
+    free(entries);
+    free(pct);
+    return wrong;
+}
+
+// After timing: fresh values in the same buffers, and the graded kernel
+// checked on them. A kernel that remembers a result from an earlier call on
+// the same buffers gives the old one. Returns 1 if wrong.
+static int check_refilled(const track *t, const flow_point *at, const contender *graded, int block_index)
+{
+    t->refill(at, block_index);
+    if (t->check(at, graded, false))
+        return 0;
+    fprintf(at->opt->machine ? stderr : stdout, "MISMATCH: '%s' [yours] was wrong once %s\n", graded->kernel->label,
+            t->fresh_inputs);
+    return 1;
+}
+
+// One traced call of the graded kernel (audit.h). Returns the findings, plus
+// one if that call's result is wrong.
+static int audit_graded(const track *t, const flow_point *at, const contender *graded)
+{
+    if (!audit_available())
+        return 0;
+    char why[256];
+    bool right = t->audited_call(at, graded, why, sizeof why);
+    audit_call call = {at->step, at->n, at->block};
+    int findings = audit_report(at->opt, &call);
+    if (!right) {
+        findings++;
+        fprintf(at->opt->machine ? stderr : stdout, "MISMATCH: the audited call of '%s' %s\n", graded->kernel->label,
+                why);
+    }
+    return findings;
+}
+
+int run_step(int argc, char **argv, const track *t, const step_spec *s)
+{
+    const block_rule *blocks = s->blocks ? s->blocks : t->blocks;
+    option_spec spec = {s->name, s->summary, t->size_meaning, t->default_size, t->max_size, blocks, t->default_reps};
+    options opt;
+    parse_options(argc, argv, &spec, &opt);
+    audit_set_facts(s->audit);  // a malformed STEP_AUDIT exits 2 here, before any CUDA call
+
+    // The first, the start and the library besides the step's lists.
+    contender *cs = (contender *)calloc(3 + s->compare_count + s->yours_count + s->beyond_count, sizeof *cs);
+    if (!cs)
+        die(EXIT_USAGE, "out of host memory");
+    int graded = -1;
+    int count = line_up(t, s, opt.check_only, cs, &graded);
+    if (graded < 0)
+        die(EXIT_USAGE, "%s lists none of the learner's kernels: its main.cu needs at least one in `yours`", s->name);
+
+    open_device();
+    if (t->open)
+        t->open();
+    print_device(&opt, s->name, t->name);
+
+    int failures = 0, runs = 0, findings = 0;
+    for (int i = 0; i < opt.size_count; i++) {
+        flow_point at = {&opt, s->name, opt.sizes[i], {0, 0}};  // the block is set below
+        t->prepare(&at, count);
+        for (int b = 0; b < opt.block_count; b++) {
+            at.block = opt.blocks[b];
+            char block[32];
+            block_text(blocks, at.block, block, sizeof block);
+            if (t->use_block)
+                t->use_block(&at);
+            int wrong = 0;
+            for (int c = 0; c < count; c++) {
+                wrong += !t->check(&at, &cs[c], true);
+                wrong += !t->check(&at, &cs[c], false);
+            }
+            runs += 2 * count;
+            failures += wrong;
+            if (!opt.check_only && wrong == 0) {
+                if (!opt.machine) {
+                    char size[160];
+                    t->describe(&at, size, sizeof size);
+                    printf("\n%s, block %s, %d repetitions; all %d kernels correct\n", size, block, opt.reps, count);
+                }
+                failures += time_contenders(t, &at, block, cs, count, graded);
+                failures += check_refilled(t, &at, &cs[graded], b);
+            }
+            if (wrong == 0)
+                findings += audit_graded(t, &at, &cs[graded]);
+        }
+        t->release();
+    }
+
+    if (opt.machine)
+        print_record("summary", "step=%s\truns=%d\twrong=%d\taudit_findings=%d\tseed=%llu\tresult=%s", s->name, runs,
+                     failures, findings, opt.seed, failures ? "mismatch" : findings ? "audit" : "correct");
+    else if (opt.check_only || failures)
+        printf("%s: %d of %d checked runs wrong (%d sizes x %d %s)\n", failures ? "FAILED" : "correct", failures, runs,
+               opt.size_count, opt.block_count, t->checks_cover);
+    if (findings && !opt.machine)
+        printf("FAILED: the launch audit found %d problem(s): see the AUDIT lines above\n", findings);
+    if (t->close)
+        t->close();
+    free(cs);
+    return failures || findings ? EXIT_MISMATCH : EXIT_CORRECT;
 }

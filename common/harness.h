@@ -5,10 +5,14 @@
 //   - the device: opened once, described once, refused with exit 77 if unusable;
 //   - timing: CUDA events, warm-up, every contender interleaved in each
 //     repetition, the L2 cache flushed before each run, median and quartiles;
-//   - output: a table for people, tab-separated key=value records for the grader.
+//   - output: a table for people, tab-separated key=value records for the grader;
+//   - the flow of a step (run_step): which kernels run, in which role; each
+//     checked at every size and block, then timed, then the graded one
+//     audited. A track (reduction.cu, matmul.cu) plugs its own inputs,
+//     reference and comparison into it through the hooks of `track`.
 //
-// The two tracks build on it in reduction.h and matmul.h; a step's own main.cu
-// only names its kernels.
+// A step's own main.cu holds the kernels it gives (the previous step's
+// answer among them) and a table, step_spec, of every kernel it runs by role.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -46,6 +50,9 @@ void die(int code, const char *format, ...) __attribute__((format(printf, 2, 3),
 
 static inline unsigned int ceil_div(unsigned int a, unsigned int b) { return (a + b - 1) / b; }
 
+// The number of elements of an array (an array, not a pointer to one).
+#define COUNT_OF(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
 // ---------------------------------------------------------------------------
 // Options
 // ---------------------------------------------------------------------------
@@ -66,22 +73,13 @@ typedef struct {
     bool machine;     // --machine: records for the grader instead of a table
 } options;
 
-// What one program accepts; filled in by the track (reduction.cu, matmul.cu).
+// Which blocks a program accepts (-b), and the one it uses without -b.
 typedef struct {
-    const char *step;            // "04-reduction-interleaved"
-    const char *summary;         // one line for --help
-    const char *size_meaning;    // "ints to sum" / "rows (= columns) of the matrices"
-    unsigned long long default_size, max_size;
     block_shape default_block;
-    bool block_2d;               // accept "32x8" as well as "256"
-    const char *block_rule;      // for --help and errors: "a power of two, 32 to 1024"
-    bool (*block_ok)(block_shape b);
-    int default_reps;
-} option_spec;
-
-// Parse argv. Exits 0 after --help, 2 with a one-line reason on a bad option.
-// Touches no CUDA API: a bad option never waits for (or needs) a GPU.
-void parse_options(int argc, char **argv, const option_spec *spec, options *opt);
+    bool two_d;        // "32x8" as well as "32" (which then means 32x32)
+    const char *rule;  // for --help and errors: "a power of two, 32 to 1024"
+    bool (*ok)(block_shape b);
+} block_rule;
 
 // ---------------------------------------------------------------------------
 // Device
@@ -91,16 +89,13 @@ typedef struct {
     char name[256];
     int cc_major, cc_minor;
     int sm_count;
-    int max_threads_per_sm;
     size_t l2_bytes;
     size_t global_mem_bytes;
     int driver_version, runtime_version;  // 13000 = 13.0
 } device_info;
 
-// Open the current device and make sure this build has code for it.
-// Exits 77 with one line when there is no usable device.
-const device_info *open_device(void);
-const device_info *current_device(void);  // after open_device()
+// The device run_step opened (it exits 77 with one line when there is none).
+const device_info *current_device(void);
 
 // Exit 2 with a clear reason if `bytes` of device memory cannot be had.
 void require_device_memory(size_t bytes, const char *what);
@@ -110,6 +105,68 @@ void require_device_memory(size_t bytes, const char *what);
 // (seed, stream) is the same on every machine and in every order.
 // ---------------------------------------------------------------------------
 uint64_t random_u64(uint64_t seed, uint64_t stream, uint64_t index);
+
+// ---------------------------------------------------------------------------
+// A step: its kernels, by role
+// ---------------------------------------------------------------------------
+
+// What a kernel is in a step's run. The records and the table name each role
+// by role_names[role]: "ceiling", "first", "start", "given", "yours",
+// "beyond", "library".
+typedef enum {
+    ROLE_CEILING,  // what bounds the rate, measured in the same run: cuBLAS, a copy
+    ROLE_FIRST,    // the track's first kernel, timed in every later step
+    ROLE_START,    // the kernel this step starts from (given)
+    ROLE_GIVEN,    // more given kernels, timed beside the start to split its gain
+    ROLE_YOURS,    // the learner's kernels; the last of them is graded
+    ROLE_BEYOND,   // past the lesson: only the reference solution defines them
+    ROLE_LIBRARY,  // a library's, to measure against; timed only
+    ROLE_COUNT
+} kernel_role;
+
+extern const char *const role_names[ROLE_COUNT];
+
+// The host functions that run a kernel, one type per track; matmul.h and
+// reduction.h say what each must do.
+typedef void (*matmul_fn)(const float *A, const float *B, float *C, int n, block_shape block);
+typedef void (*reduce_fn)(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
+
+// One kernel as a step lists it. It sets the host function of its track:
+// `multiply` in the matrix-multiplication track, `sum` in the reduction track.
+// Neither set (a weak declaration that nothing defines): the kernel is left out.
+typedef struct {
+    const char *id;     // short, stable, no spaces: what the grader matches
+    const char *label;  // what a person reads
+    matmul_fn multiply;
+    reduce_fn sum;
+} step_kernel;
+
+// One step, as its main.cu describes it. The step's name and what its graded
+// function must launch come from the build: step.mk compiles main.cu with
+// -DSTEP_NAME='"04-reduction-interleaved"' and -DSTEP_AUDIT='"kernel=..."'
+// (audit.h says what STEP_AUDIT holds). A main.cu compiled by hand, outside
+// the build, gets neither a name nor launch facts.
+#ifndef STEP_NAME
+#define STEP_NAME ""
+#endif
+#ifndef STEP_AUDIT
+#define STEP_AUDIT ""
+#endif
+
+typedef struct {
+    const char *name;               // STEP_NAME: the step's folder, "05-reduction-sequential"
+    const char *audit;              // STEP_AUDIT: the launch audit's facts ("": none)
+    const char *summary;            // one line for --help
+    const block_rule *blocks;       // NULL: the track's own rule
+    step_kernel start;              // the kernel this step starts from (given)
+    const step_kernel *compare;     // more given kernels, timed beside the start to split its gain
+    int compare_count;
+    const step_kernel *yours;       // the learner's kernels; the last one is graded
+    int yours_count;
+    const step_kernel *beyond;      // past the lesson, timed and checked as well
+    int beyond_count;
+    step_kernel library;            // optional: a library's, e.g. CUB (timed only)
+} step_spec;
 
 // ---------------------------------------------------------------------------
 // Timing
@@ -126,57 +183,92 @@ typedef struct {
     void (*after)(void *arg, int round);
 } timed_task;
 
-typedef struct {
-    double median_ms, q1_ms, q3_ms;
-} timing;
-
-// ---------------------------------------------------------------------------
-// Results
-// ---------------------------------------------------------------------------
-
 // One row of a timed table: what runs, and what it is called.
 typedef struct {
     const char *id;     // short, stable, no spaces: what the grader matches
-    const char *role;   // ceiling, first, start, given, yours, beyond, library
+    kernel_role role;
     const char *label;  // what a person reads
     double work;        // bytes moved or flops done per run: the rate is work / time
     timed_task task;
 } timed_entry;
 
-// Time the entries and print the table (or, with --machine, a record per row).
-// `config` starts every record ("n=1024\tblock=256"); `rate_unit` is "GB/s" or
-// "GFLOP/s"; `ceiling_name` heads the percentage column ("copy", "cuBLAS").
-//
-// First a few untimed rounds, then opt->reps rounds in which every entry runs
-// once, in an order rotated each round so that none always goes first. Each
-// run is preceded by a flush of the L2 cache, so that no run finds its inputs
-// left in the cache by the one before, and so that the GPU is busy while the
-// host enqueues the run: launch overhead on the host stays out of the figures.
-//
-// Entry 0 is the ceiling, entry 1 the track's first kernel, entry `start` the
-// step's starting kernel. Rates are work per second (GB/s or GFLOP/s, with
-// work in bytes or flops); shares are of the ceiling measured in this run;
-// speedups are the median over rounds of the paired ratio of times, so that
-// drift in clocks or temperature over the run cancels out.
-//
-// pct_ceiling (NULL: not wanted) receives each entry's rate as a percentage
-// of the ceiling's, for the plausibility gate.
-void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
-                     const char *rate_unit, const char *ceiling_name, double *pct_ceiling);
+// ---------------------------------------------------------------------------
+// The flow of a step, and the hooks a track plugs into it
+// ---------------------------------------------------------------------------
 
-// A graded rate above this share of the ceiling measured in the same run did
-// not come from the timed call doing the work (a copy cannot be beaten by more
-// than noise: a reduction reads half of what it moves, at the same rate).
-#define PLAUSIBLE_PCT_CEILING 105.0
+// A kernel in its role in this run.
+typedef struct {
+    const step_kernel *kernel;
+    kernel_role role;
+} contender;
 
-// The gate: true, after saying so, when the graded kernel (`label`) ran above
-// PLAUSIBLE_PCT_CEILING of the ceiling (`ceiling_name`: "cuBLAS", "copy").
-// Under ncu or compute-sanitizer (the launch audit is off then) kernels are
-// replayed or instrumented: their times say nothing, so neither does the gate.
-bool rate_implausible(const options *opt, const char *label, double pct_of_ceiling, const char *ceiling_name);
+// Where the flow is, for a track's hooks.
+typedef struct {
+    const options *opt;
+    const char *step;         // the step's name: every record starts with it
+    unsigned long long n;     // the size at hand: ints to sum, or rows of the matrices
+    block_shape block;        // the block at hand
+} flow_point;
 
-// Print the device header (table) or the device record (--machine).
-void print_device(const options *opt, const char *step);
+// A track: what run_step needs to know of it, and its hooks. The hooks work
+// on the track's own state -- the inputs, the reference and the buffers of
+// the size at hand -- which it keeps in its file.
+typedef struct {
+    const char *name;                // "matmul" or "reduction": the device record's track=
+    const char *size_meaning;        // for --help: "ints to sum"
+    const char *size_symbol;         // in messages: "n" (n=1000) or "N" (N=2048)
+    unsigned long long default_size, max_size;
+    int default_reps;
+    const block_rule *blocks;        // unless the step has its own
+    const step_kernel *first;        // the track's first kernel, as the first step starts from it
+    const step_kernel *first_timed;  // the same kernel, as the later steps time it
+    const char *rate_unit;           // "GB/s" or "GFLOP/s"
+    const char *ceiling_name;        // "copy" or "cuBLAS": heads the % column; the plausibility gate's yardstick
+    const char *checks_cover;        // ends the summary line: "block sizes, guarded and exact-size inputs"
+    const char *fresh_inputs;        // after "wrong once " when the refilled check fails: "A and B held fresh
+                                     // values: does it remember a product from an earlier call?"
+
+    // Optional: once the device is open (cuBLAS's handle), and at the end.
+    void (*open)(void);
+    void (*close)(void);
+    // One size: require its memory, fill the guarded and the exact inputs,
+    // compute the reference; unless --check, the outputs timing needs for the
+    // ceiling and `count` contenders.
+    void (*prepare)(const flow_point *at, int count);
+    // Optional: at each block, before its checks (scratch sized to the block).
+    void (*use_block)(const flow_point *at);
+    // Run c once on the guarded or the exact inputs, its output poisoned
+    // first; compare; print its check record (or MISMATCH lines). True if right.
+    bool (*check)(const flow_point *at, const contender *c, bool guarded);
+    // The size as the timed table's heading says it: "N = 2048 (17.2 GFLOP)".
+    void (*describe)(const flow_point *at, char *buf, size_t len);
+    // Timing on the exact inputs: entries[0] is the ceiling (id, label, work,
+    // task), entries[i + 1] the task and work of cs[i].
+    void (*timed_tasks)(const flow_point *at, const contender *cs, int count, timed_entry *entries);
+    // After timing: did every timed run of cs[i] leave a right result? If
+    // not, what was wrong ("gave a wrong sum in 3 of 100 timed runs ..."), into why.
+    bool (*timed_right)(const flow_point *at, int i, char *why, size_t len);
+    // Fresh values in the exact inputs' buffers, and their reference.
+    void (*refill)(const flow_point *at, int block_index);
+    // One call of the graded kernel, traced: its output poisoned, then
+    // audit_begin(), the call, audit_end() (audit.h); its result compared.
+    // True if right; if not, what was wrong ("gave 12 instead of 13"), into why.
+    bool (*audited_call)(const flow_point *at, const contender *graded, char *why, size_t len);
+    // Free what prepare and use_block took.
+    void (*release)(void);
+} track;
+
+// A step's program: parse the options, open the device; then at every size
+// and block, check every kernel on guarded and on exact-size inputs, and
+// unless --check time them (each timed run checked too, the graded rate
+// held to the plausibility gate, the graded kernel checked again on fresh
+// inputs); audit one call of the graded kernel; print the summary. Returns
+// the exit code.
+int run_step(int argc, char **argv, const track *t, const step_spec *s);
+
+// ---------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------
 
 // Print one record line for the grader: "kind\tkey=value\tkey=value...".
 // The format holds the tab-separated key=value pairs after the kind.

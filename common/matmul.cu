@@ -1,6 +1,7 @@
-// matmul.cu: the matrix-multiplication track's harness (see matmul.h).
-//
-// For each size N and block shape it asks for:
+// matmul.cu: the matrix-multiplication track's harness (see matmul.h): its
+// inputs, its reference and its comparisons, plugged into the flow every step
+// shares (run_step, harness.h). In this track's terms, at each size N and
+// block shape:
 //   1. the reference: cuBLAS SGEMM in plain fp32, itself checked against a
 //      double-precision product on the host (every row for small N, a sample
 //      of rows for large N);
@@ -75,7 +76,7 @@ __global__ void matmul_uncoalesced(const float *A, const float *B, float *C, int
             C[row * n + col] += A[row * n + k] * B[k * n + col];
 }
 
-void run_uncoalesced(const float *A, const float *B, float *C, int n, block_shape block)
+static void run_uncoalesced(const float *A, const float *B, float *C, int n, block_shape block)
 {
     CUDA_CHECK(cudaMemsetAsync(C, 0, (size_t)n * n * sizeof(float)));  // the kernel adds onto C
     dim3 threads(block.x, block.y);
@@ -84,8 +85,11 @@ void run_uncoalesced(const float *A, const float *B, float *C, int n, block_shap
     CUDA_CHECK_LAUNCH();
 }
 
-const matmul_kernel matmul_track_first = {"uncoalesced", "naive, uncoalesced (row from threadIdx.x)",
-                                          run_uncoalesced};
+const step_kernel matmul_track_first = {
+    .id = "uncoalesced",
+    .label = "naive, uncoalesced (row from threadIdx.x)",
+    .multiply = run_uncoalesced,
+};
 
 // In the later steps the track's first kernel runs as step 01 times it, with
 // 16x16 blocks, whatever the step's block: wider blocks only make it slower
@@ -96,8 +100,11 @@ static void run_uncoalesced_as_in_step_01(const float *A, const float *B, float 
     run_uncoalesced(A, B, C, n, (block_shape){16, 16});
 }
 
-static const matmul_kernel track_first_as_in_step_01 = {"uncoalesced", "naive, uncoalesced, 16x16 as in step 01",
-                                                        run_uncoalesced_as_in_step_01};
+static const step_kernel track_first_as_in_step_01 = {
+    .id = "uncoalesced",
+    .label = "naive, uncoalesced, 16x16 as in step 01",
+    .multiply = run_uncoalesced_as_in_step_01,
+};
 
 // ===========================================================================
 // cuBLAS: the reference and the ceiling
@@ -112,8 +119,6 @@ static void run_cublas(const float *A, const float *B, float *C, int n, block_sh
     const float one = 1.0f, zero = 0.0f;
     CUBLAS_CHECK(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n));
 }
-
-static const matmul_kernel cublas_kernel = {"cublas", "cuBLAS SGEMM, fp32", run_cublas};
 
 // ===========================================================================
 // The bound on each element
@@ -256,18 +261,181 @@ static comparison compare(const float *C, const float *ref, const float *abs_ab,
 }
 
 // ===========================================================================
-// Checking
+// The size at hand
 // ===========================================================================
-
-typedef struct {
-    const matmul_kernel *kernel;
-    const char *role;
-} contender;
 
 typedef struct {
     float *A, *B, *C;
     size_t guard;  // floats after each matrix (0: exact-size buffers)
 } buffers;
+
+// The reference on the GPU as well, so that every timed run can be checked
+// there, outside the timed span, without a copy of C to the host each time.
+typedef struct {
+    const float *ref, *abs_ab;  // the product and |A| |B|, in device memory
+    float factor;               // element_bound_factor(n)
+} device_reference;
+
+typedef struct {
+    matmul_fn run;
+    const float *A, *B;
+    float *C;
+    int n;
+    block_shape block;
+    const device_reference *check;
+    unsigned int *off;  // NULL (the ceiling), or a count per timed round: elements off the bound
+} timed_run;
+
+// What the hooks below share: one size's inputs, its reference, and the
+// buffers of its runs.
+static struct {
+    int n;
+    buffers guarded, exact;
+    int set;                              // the data set in A and B: 0, then one more at each refill
+    float *ref, *abs_ab;                  // the reference for them: C = A B and |A| |B|, on the host
+    float *d_ref, *d_abs_ab, *d_scratch;  // the same on the GPU; d_scratch holds 2 n^2 floats
+    float *hC;                            // a product copied back, its guard included
+    // Timing (unless --check): an output per entry, cuBLAS's first; the
+    // elements off the bound per contender and timed round (on the GPU, then
+    // one contender's on the host).
+    float **outputs;
+    timed_run *runs;
+    device_reference check;
+    unsigned int *d_off, *off;
+    int entries;
+} size;
+
+static void alloc_buffers(buffers *buf, int n, size_t guard)
+{
+    size_t count = (size_t)n * n + guard;
+    buf->guard = guard;
+    CUDA_CHECK(cudaMalloc(&buf->A, count * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&buf->B, count * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&buf->C, count * sizeof(float)));
+    if (guard) {  // NaNs after the inputs
+        CUDA_CHECK(cudaMemset(buf->A + (size_t)n * n, POISON_BYTE, guard * sizeof(float)));
+        CUDA_CHECK(cudaMemset(buf->B + (size_t)n * n, POISON_BYTE, guard * sizeof(float)));
+    }
+}
+
+static void free_buffers(buffers *buf)
+{
+    CUDA_CHECK(cudaFree(buf->A));
+    CUDA_CHECK(cudaFree(buf->B));
+    CUDA_CHECK(cudaFree(buf->C));
+}
+
+// Fill A and B with data set size.set, in the guarded and the exact buffers
+// alike; compute the reference with cuBLAS and check it against the host.
+static void load_inputs(uint64_t seed)
+{
+    int n = size.n;
+    size_t bytes = (size_t)n * n * sizeof(float);
+    float *hA = (float *)malloc(bytes), *hB = (float *)malloc(bytes);
+    if (!hA || !hB)
+        die(EXIT_USAGE, "cannot allocate host memory for N=%d: choose a smaller --size", n);
+    set_activity("preparing the inputs and the reference for N=%d", n);
+    fill_matrix(hA, n, seed, 4ull * n + 2 * size.set);
+    fill_matrix(hB, n, seed, 4ull * n + 2 * size.set + 1);
+    CUDA_CHECK(cudaMemcpy(size.guarded.A, hA, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(size.guarded.B, hB, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(size.exact.A, hA, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(size.exact.B, hB, bytes, cudaMemcpyHostToDevice));
+    run_cublas(size.exact.A, size.exact.B, size.d_ref, n, (block_shape){1, 1});
+    abs_product(size.exact.A, size.exact.B, size.d_abs_ab, size.d_scratch, n);
+    CUDA_CHECK(cudaMemcpy(size.ref, size.d_ref, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(size.abs_ab, size.d_abs_ab, bytes, cudaMemcpyDeviceToHost));
+    set_activity("checking cuBLAS against the host at N=%d", n);
+    check_reference(hA, hB, size.ref, n);
+    set_activity("%s", "");
+    free(hA);
+    free(hB);
+}
+
+static void prepare(const flow_point *at, int count)
+{
+    memset(&size, 0, sizeof size);
+    int n = size.n = (int)at->n;
+    bool timing = !at->opt->check_only;
+    size_t bytes = (size_t)n * n * sizeof(float);
+    size_t guard = 32 * ((size_t)n + 1);  // past the last row a block of up to 32 rows can reach
+    // Guarded and exact A, B, C; the reference, |A| |B| and their scratch;
+    // when timing, an output per kernel.
+    require_device_memory(10 * bytes + 3 * guard * sizeof(float) + (timing ? (count + 1) * bytes : 0), "this size");
+
+    size.ref = (float *)malloc(bytes);
+    size.abs_ab = (float *)malloc(bytes);
+    size.hC = (float *)malloc(bytes + guard * sizeof(float));
+    if (!size.ref || !size.abs_ab || !size.hC)
+        die(EXIT_USAGE, "cannot allocate host memory for N=%d: choose a smaller --size", n);
+    alloc_buffers(&size.guarded, n, guard);
+    alloc_buffers(&size.exact, n, 0);
+    CUDA_CHECK(cudaMalloc(&size.d_ref, bytes));
+    CUDA_CHECK(cudaMalloc(&size.d_abs_ab, bytes));
+    CUDA_CHECK(cudaMalloc(&size.d_scratch, 2 * bytes));
+    load_inputs(at->opt->seed);
+
+    if (!timing)
+        return;
+    int reps = at->opt->reps;
+    size.entries = count + 1;  // cuBLAS first
+    size.outputs = (float **)calloc(size.entries, sizeof *size.outputs);
+    size.runs = (timed_run *)calloc(size.entries, sizeof *size.runs);
+    size.off = (unsigned int *)calloc(reps, sizeof *size.off);
+    if (!size.outputs || !size.runs || !size.off)
+        die(EXIT_CUDA, "out of host memory");
+    set_activity("allocating an output per kernel for timing at N=%d", n);
+    CUDA_CHECK(cudaMalloc(&size.d_off, sizeof *size.d_off * count * reps));
+    for (int i = 0; i < size.entries; i++)
+        CUDA_CHECK(cudaMalloc(&size.outputs[i], bytes));
+    set_activity("%s", "");
+}
+
+static void release(void)
+{
+    free_buffers(&size.guarded);
+    free_buffers(&size.exact);
+    CUDA_CHECK(cudaFree(size.d_ref));
+    CUDA_CHECK(cudaFree(size.d_abs_ab));
+    CUDA_CHECK(cudaFree(size.d_scratch));
+    free(size.ref);
+    free(size.abs_ab);
+    free(size.hC);
+    for (int i = 0; i < size.entries; i++)
+        CUDA_CHECK(cudaFree(size.outputs[i]));
+    CUDA_CHECK(cudaFree(size.d_off));
+    free(size.outputs);
+    free(size.runs);
+    free(size.off);
+}
+
+// ===========================================================================
+// Checking
+// ===========================================================================
+
+static bool any_block_ok(block_shape b)
+{
+    return b.x >= 1 && b.y >= 1 && b.x * b.y <= 1024;
+}
+
+static bool tile_block_ok(block_shape b)
+{
+    return b.x == b.y && (b.x == 8 || b.x == 16 || b.x == 32);
+}
+
+static const block_rule any_blocks = {
+    .default_block = {16, 16},
+    .two_d = true,
+    .rule = "X*Y at most 1024 threads",
+    .ok = any_block_ok,
+};
+
+const block_rule matmul_tile_blocks = {
+    .default_block = {32, 32},
+    .two_d = true,
+    .rule = "TxT with T = 8, 16 or 32 (the tile)",
+    .ok = tile_block_ok,
+};
 
 // What a wrong product suggests, for the learner: a sentence (into buf), or "".
 static const char *explain(const comparison *cmp, int n, size_t written_past_end, char *buf, size_t len)
@@ -289,20 +457,24 @@ static const char *explain(const comparison *cmp, int n, size_t written_past_end
     return buf;
 }
 
-static bool check_run(const options *opt, const char *step, const contender *c, const buffers *buf, const float *ref,
-                      const float *abs_ab, float *hC, int n, block_shape block)
+static bool check(const flow_point *at, const contender *c, bool guarded)
 {
+    int n = size.n;
+    block_shape block = at->block;
+    const buffers *buf = guarded ? &size.guarded : &size.exact;
+    const char *role = role_names[c->role];
+    float *hC = size.hC;
     size_t count = (size_t)n * n;
     const char *input = buf->guard ? "guarded" : "exact";
-    set_activity("checking '%s' [%s] at N=%d, block %dx%d, on the %s buffers", c->kernel->label, c->role, n, block.x,
+    set_activity("checking '%s' [%s] at N=%d, block %dx%d, on the %s buffers", c->kernel->label, role, n, block.x,
                  block.y, buf->guard ? "guarded" : "exact-size");
     CUDA_CHECK(cudaMemset(buf->C, POISON_BYTE, (count + buf->guard) * sizeof(float)));
-    c->kernel->run(buf->A, buf->B, buf->C, n, block);
+    c->kernel->multiply(buf->A, buf->B, buf->C, n, block);
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     CUDA_CHECK(cudaMemcpy(hC, buf->C, (count + buf->guard) * sizeof(float), cudaMemcpyDeviceToHost));
     set_activity("%s", "");
 
-    comparison cmp = compare(hC, ref, abs_ab, n);
+    comparison cmp = compare(hC, size.ref, size.abs_ab, n);
     bool ok = cmp.relative_error <= MAX_RELATIVE_ERROR && cmp.over_bound == 0;  // false for NaN
     size_t overwritten = 0, first_over = 0;
     for (size_t i = 0; i < buf->guard; i++) {
@@ -314,14 +486,14 @@ static bool check_run(const options *opt, const char *step, const contender *c, 
     ok = ok && overwritten == 0;
 
     char hint[256];
-    if (opt->machine) {
+    if (at->opt->machine) {
         if (ok)
-            print_record("check", "step=%s\tn=%d\tblock=%dx%d\tid=%s\trole=%s\tinput=%s\tresult=ok\terror=%.3e", step, n,
-                         block.x, block.y, c->kernel->id, c->role, input, cmp.relative_error);
+            print_record("check", "step=%s\tn=%d\tblock=%dx%d\tid=%s\trole=%s\tinput=%s\tresult=ok\terror=%.3e",
+                         at->step, n, block.x, block.y, c->kernel->id, role, input, cmp.relative_error);
         else
             print_record("check", "step=%s\tn=%d\tblock=%dx%d\tid=%s\trole=%s\tinput=%s\tresult=mismatch\terror=%.3e"
                                   "\trow=%d\tcol=%d\texpected=%.6g\tgot=%.6g\twrong=%lld\tover_bound=%lld\twritten_past_end=%zu\thint=%s",
-                         step, n, block.x, block.y, c->kernel->id, c->role, input, cmp.relative_error, cmp.first_row,
+                         at->step, n, block.x, block.y, c->kernel->id, role, input, cmp.relative_error, cmp.first_row,
                          cmp.first_col, cmp.expected, cmp.got, cmp.wrong, cmp.over_bound, overwritten,
                          explain(&cmp, n, overwritten, hint, sizeof hint));
         return ok;
@@ -329,7 +501,7 @@ static bool check_run(const options *opt, const char *step, const contender *c, 
     if (ok)
         return true;
     printf("MISMATCH: '%s' [%s] at N=%d, block %dx%d (%s buffers): relative error %.2e (at most %.0e allowed)\n",
-           c->kernel->label, c->role, n, block.x, block.y, buf->guard ? "guarded" : "exact-size", cmp.relative_error,
+           c->kernel->label, role, n, block.x, block.y, buf->guard ? "guarded" : "exact-size", cmp.relative_error,
            MAX_RELATIVE_ERROR);
     if (cmp.wrong)
         printf("    %lld of %zu elements wrong, in rows %d..%d and columns %d..%d; the first: C[%d][%d] expected %.6g, "
@@ -353,23 +525,6 @@ static bool check_run(const options *opt, const char *step, const contender *c, 
 // Timing
 // ===========================================================================
 
-// The reference on the GPU as well, so that every timed run can be checked
-// there, outside the timed span, without a copy of C to the host each time.
-typedef struct {
-    const float *ref, *abs_ab;  // the product and |A| |B|, in device memory
-    float factor;               // element_bound_factor(n)
-} device_reference;
-
-typedef struct {
-    matmul_fn run;
-    const float *A, *B;
-    float *C;
-    int n;
-    block_shape block;
-    const device_reference *check;
-    unsigned int *off;  // NULL (the ceiling), or a count per timed round: elements off the bound
-} timed_run;
-
 static void run_task(void *arg)
 {
     timed_run *r = (timed_run *)arg;
@@ -390,283 +545,122 @@ static void check_round(void *arg, int round)
     CUDA_CHECK_LAUNCH();
 }
 
-// Time cuBLAS and every contender; print the table. Returns how many left a
-// wrong C in any timed run, plus one if the graded kernel (the last of the
-// learner's) is implausibly fast.
-static int time_contenders(const options *opt, const matmul_step *step, const contender *cs, int count,
-                           const buffers *buf, const float *ref, const float *abs_ab, const device_reference *check,
-                           float *hC, int n, block_shape block)
+static void describe(const flow_point *at, char *buf, size_t len)
 {
-    int entries_count = count + 1;  // cuBLAS first
-    timed_entry *entries = (timed_entry *)calloc(entries_count, sizeof *entries);
-    timed_run *runs = (timed_run *)calloc(entries_count, sizeof *runs);
-    float **outputs = (float **)calloc(entries_count, sizeof *outputs);
-    double *pct = (double *)calloc(entries_count, sizeof *pct);
-    unsigned int *off = (unsigned int *)calloc((size_t)count * opt->reps, sizeof *off), *d_off;
-    if (!entries || !runs || !outputs || !pct || !off)
-        die(EXIT_CUDA, "out of host memory");
-    size_t bytes = (size_t)n * n * sizeof(float);
+    snprintf(buf, len, "N = %d (%.1f GFLOP)", size.n, 2.0 * size.n * (double)size.n * size.n / 1e9);
+}
+
+// The ceiling: cuBLAS, on the same inputs.
+static void timed_tasks(const flow_point *at, const contender *cs, int count, timed_entry *entries)
+{
+    int n = size.n, reps = at->opt->reps;
     double flops = 2.0 * n * (double)n * n;
-    int start = 0;
-    set_activity("allocating an output per kernel for timing at N=%d", n);
-    CUDA_CHECK(cudaMalloc(&d_off, sizeof *d_off * count * opt->reps));
-    CUDA_CHECK(cudaMemset(d_off, 0, sizeof *d_off * count * opt->reps));
-    for (int i = 0; i < entries_count; i++) {
-        CUDA_CHECK(cudaMalloc(&outputs[i], bytes));
-        const matmul_kernel *k = i == 0 ? &cublas_kernel : cs[i - 1].kernel;
-        runs[i] = (timed_run){k->run, buf->A, buf->B, outputs[i], n, block, check,
-                              i == 0 ? NULL : d_off + (size_t)(i - 1) * opt->reps};
-        entries[i] = (timed_entry){k->id, i == 0 ? "ceiling" : cs[i - 1].role, k->label, flops,
-                                   {run_task, poison_task, &runs[i], i == 0 ? NULL : check_round}};
-        if (i > 0 && strcmp(cs[i - 1].role, "start") == 0)
-            start = i;
+    CUDA_CHECK(cudaMemset(size.d_off, 0, sizeof *size.d_off * count * reps));
+    size.check = (device_reference){size.d_ref, size.d_abs_ab, (float)element_bound_factor(n)};
+    entries[0].id = "cublas";
+    entries[0].label = "cuBLAS SGEMM, fp32";
+    for (int i = 0; i < size.entries; i++) {
+        matmul_fn run = i == 0 ? run_cublas : cs[i - 1].kernel->multiply;
+        size.runs[i] = (timed_run){run, size.exact.A, size.exact.B, size.outputs[i], n, at->block, &size.check,
+                                   i == 0 ? NULL : size.d_off + (size_t)(i - 1) * reps};
+        entries[i].work = flops;
+        entries[i].task = (timed_task){run_task, poison_task, &size.runs[i], i == 0 ? NULL : check_round};
     }
-    char config[160];
-    snprintf(config, sizeof config, "step=%s\tn=%d\tblock=%dx%d\treps=%d", step->step, n, block.x, block.y, opt->reps);
-    set_activity("timing at N=%d, block %dx%d", n, block.x, block.y);
-    time_and_report(opt, config, entries, entries_count, start, "GFLOP/s", "cuBLAS", pct);
+}
 
-    // Every timed run must have left a right product: each element within the
-    // bound (counted on the GPU after each run), and the last run's C within
-    // the norm too.
-    int wrong = 0;
-    CUDA_CHECK(cudaMemcpy(off, d_off, sizeof *off * count * opt->reps, cudaMemcpyDeviceToHost));
-    for (int i = 1; i < entries_count; i++) {
-        int bad = 0, first = -1;
-        for (int r = 0; r < opt->reps; r++)
-            if (off[(size_t)(i - 1) * opt->reps + r] && bad++ == 0)
-                first = r;
-        CUDA_CHECK(cudaMemcpy(hC, outputs[i], bytes, cudaMemcpyDeviceToHost));
-        comparison cmp = compare(hC, ref, abs_ab, n);
-        if (bad || !(cmp.relative_error <= MAX_RELATIVE_ERROR)) {
-            wrong++;
-            fprintf(opt->machine ? stderr : stdout,
-                    "MISMATCH: '%s' [%s] left a wrong C in %d of %d timed runs (run %d: %u elements off), relative "
-                    "error %.2e after the last: it depends on state an earlier run left behind\n",
-                    cs[i - 1].kernel->label, cs[i - 1].role, bad, opt->reps, first + 1,
-                    first < 0 ? 0 : off[(size_t)(i - 1) * opt->reps + first], cmp.relative_error);
-        }
-    }
-    int graded = count;  // entry of the last of the learner's kernels
-    while (graded > 0 && strcmp(cs[graded - 1].role, "yours") != 0)
-        graded--;
-    if (graded > 0 && rate_implausible(opt, cs[graded - 1].kernel->label, pct[graded], "cuBLAS"))
-        wrong++;
-    set_activity("%s", "");
-
-    for (int i = 0; i < entries_count; i++)
-        CUDA_CHECK(cudaFree(outputs[i]));
-    CUDA_CHECK(cudaFree(d_off));
-    free(outputs);
-    free(entries);
-    free(runs);
-    free(pct);
-    free(off);
-    return wrong;
+// Every timed run must have left a right product: each element within the
+// bound (counted on the GPU after each run), and the last run's C within the
+// norm too.
+static bool timed_right(const flow_point *at, int i, char *why, size_t len)
+{
+    int n = size.n, reps = at->opt->reps, bad = 0, first = -1;
+    CUDA_CHECK(cudaMemcpy(size.off, size.d_off + (size_t)i * reps, sizeof *size.off * reps, cudaMemcpyDeviceToHost));
+    for (int r = 0; r < reps; r++)
+        if (size.off[r] && bad++ == 0)
+            first = r;
+    CUDA_CHECK(cudaMemcpy(size.hC, size.outputs[i + 1], (size_t)n * n * sizeof(float), cudaMemcpyDeviceToHost));
+    comparison cmp = compare(size.hC, size.ref, size.abs_ab, n);
+    if (!bad && cmp.relative_error <= MAX_RELATIVE_ERROR)
+        return true;
+    snprintf(why, len,
+             "left a wrong C in %d of %d timed runs (run %d: %u elements off), relative error %.2e after the last", bad,
+             reps, first + 1, first < 0 ? 0 : size.off[first], cmp.relative_error);
+    return false;
 }
 
 // ===========================================================================
-// main
+// After timing: fresh inputs, and the audit
 // ===========================================================================
 
-static bool any_block_ok(block_shape b)
+// Fresh A and B in the same buffers: the next data set.
+static void refill(const flow_point *at, int block_index)
 {
-    return b.x >= 1 && b.y >= 1 && b.x * b.y <= 1024;
+    size.set++;
+    load_inputs(at->opt->seed);
 }
 
-static bool tile_block_ok(block_shape b)
+static bool audited_call(const flow_point *at, const contender *graded, char *why, size_t len)
 {
-    return b.x == b.y && (b.x == 8 || b.x == 16 || b.x == 32);
-}
-
-static void alloc_buffers(buffers *buf, int n, size_t guard)
-{
-    size_t count = (size_t)n * n + guard;
-    buf->guard = guard;
-    CUDA_CHECK(cudaMalloc(&buf->A, count * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&buf->B, count * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&buf->C, count * sizeof(float)));
-    if (guard) {  // NaNs after the inputs
-        CUDA_CHECK(cudaMemset(buf->A + (size_t)n * n, POISON_BYTE, guard * sizeof(float)));
-        CUDA_CHECK(cudaMemset(buf->B + (size_t)n * n, POISON_BYTE, guard * sizeof(float)));
-    }
-}
-
-static void free_buffers(buffers *buf)
-{
-    CUDA_CHECK(cudaFree(buf->A));
-    CUDA_CHECK(cudaFree(buf->B));
-    CUDA_CHECK(cudaFree(buf->C));
-}
-
-// The reference for one pair of inputs: C = A B and |A| |B|, on the host and on the GPU.
-typedef struct {
-    float *ref, *abs_ab;                 // host
-    float *d_ref, *d_abs_ab, *d_scratch; // device; d_scratch holds 2 n^2 floats
-} reference;
-
-// Fill A and B with data set `set` (0, then 1, 2, ... for fresh values in the
-// same buffers), in the guarded and the exact buffers alike; compute the
-// reference with cuBLAS and check it against the host.
-static void load_inputs(const options *opt, int n, int set, buffers *guarded, buffers *exact, reference *r)
-{
+    int n = size.n;
     size_t bytes = (size_t)n * n * sizeof(float);
-    float *hA = (float *)malloc(bytes), *hB = (float *)malloc(bytes);
-    if (!hA || !hB)
-        die(EXIT_USAGE, "cannot allocate host memory for N=%d: choose a smaller --size", n);
-    set_activity("preparing the inputs and the reference for N=%d", n);
-    fill_matrix(hA, n, opt->seed, 4ull * n + 2 * set);
-    fill_matrix(hB, n, opt->seed, 4ull * n + 2 * set + 1);
-    CUDA_CHECK(cudaMemcpy(guarded->A, hA, bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(guarded->B, hB, bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(exact->A, hA, bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(exact->B, hB, bytes, cudaMemcpyHostToDevice));
-    run_cublas(exact->A, exact->B, r->d_ref, n, (block_shape){1, 1});
-    abs_product(exact->A, exact->B, r->d_abs_ab, r->d_scratch, n);
-    CUDA_CHECK(cudaMemcpy(r->ref, r->d_ref, bytes, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(r->abs_ab, r->d_abs_ab, bytes, cudaMemcpyDeviceToHost));
-    set_activity("checking cuBLAS against the host at N=%d", n);
-    check_reference(hA, hB, r->ref, n);
-    set_activity("%s", "");
-    free(hA);
-    free(hB);
-}
-
-// One traced call of the graded kernel (audit.h). Returns the findings, plus
-// one if that call's product is wrong.
-static int audit_graded(const options *opt, const char *step, const contender *graded, const buffers *buf,
-                        const reference *r, float *hC, int n, block_shape block)
-{
-    if (!audit_available())
-        return 0;
-    set_activity("auditing the launches of '%s' at N=%d, block %dx%d", graded->kernel->label, n, block.x, block.y);
-    CUDA_CHECK(cudaMemset(buf->C, POISON_BYTE, (size_t)n * n * sizeof(float)));
-    static audit_trace trace;  // large: kept off the stack
+    set_activity("auditing the launches of '%s' at N=%d, block %dx%d", graded->kernel->label, n, at->block.x,
+                 at->block.y);
+    CUDA_CHECK(cudaMemset(size.exact.C, POISON_BYTE, bytes));
     audit_begin();
-    graded->kernel->run(buf->A, buf->B, buf->C, n, block);
-    audit_end(&trace);
-    CUDA_CHECK(cudaMemcpy(hC, buf->C, (size_t)n * n * sizeof(float), cudaMemcpyDeviceToHost));
+    graded->kernel->multiply(size.exact.A, size.exact.B, size.exact.C, n, at->block);
+    audit_end();
+    CUDA_CHECK(cudaMemcpy(size.hC, size.exact.C, bytes, cudaMemcpyDeviceToHost));
     set_activity("%s", "");
-    audit_call call = {step, (unsigned long long)n, block};
-    int findings = audit_report(opt, &call, &trace);
-    comparison cmp = compare(hC, r->ref, r->abs_ab, n);
-    if (!(cmp.relative_error <= MAX_RELATIVE_ERROR) || cmp.over_bound) {
-        findings++;
-        fprintf(opt->machine ? stderr : stdout, "MISMATCH: the audited call of '%s' left a wrong C (relative error %.2e)\n",
-                graded->kernel->label, cmp.relative_error);
-    }
-    return findings;
+    comparison cmp = compare(size.hC, size.ref, size.abs_ab, n);
+    if (cmp.relative_error <= MAX_RELATIVE_ERROR && !cmp.over_bound)
+        return true;
+    snprintf(why, len, "left a wrong C (relative error %.2e)", cmp.relative_error);
+    return false;
 }
 
-int matmul_main(int argc, char **argv, const matmul_step *step)
+// ===========================================================================
+// The track
+// ===========================================================================
+
+static void open_cublas(void)
 {
-    option_spec spec = {step->step,
-                        step->summary,
-                        "rows (= columns) of the square matrices",
-                        2048,
-                        MAX_N,
-                        step->default_block,
-                        true,
-                        step->square_tiles ? "TxT with T = 8, 16 or 32 (the tile)" : "X*Y at most 1024 threads",
-                        step->square_tiles ? tile_block_ok : any_block_ok,
-                        20};
-    options opt;
-    parse_options(argc, argv, &spec, &opt);
-    open_device();
     set_activity("creating the cuBLAS handle");
     CUBLAS_CHECK(cublasCreate(&cublas));
     CUBLAS_CHECK(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));  // plain fp32: no TF32 tensor cores
-    print_device(&opt, step->step);
+}
 
-    contender cs[16];
-    int count = 0;
-    if (!opt.check_only) {
-        if (step->start.run != matmul_track_first.run)
-            cs[count++] = (contender){&track_first_as_in_step_01, "first"};
-        cs[count++] = (contender){&step->start, "start"};
-        for (int i = 0; i < step->compare_count; i++)
-            cs[count++] = (contender){&step->compare[i], "given"};
-    }
-    for (int i = 0; i < step->yours_count; i++)
-        cs[count++] = (contender){&step->yours[i], "yours"};
-    if (step->beyond.run)
-        cs[count++] = (contender){&step->beyond, "beyond"};
-
-    const contender *graded = &cs[count - 1];  // the last of the learner's kernels
-    while (strcmp(graded->role, "yours") != 0)
-        graded--;
-
-    int failures = 0, runs = 0, findings = 0;
-    for (int s = 0; s < opt.size_count; s++) {
-        int n = (int)opt.sizes[s];
-        size_t count_nn = (size_t)n * n, bytes = count_nn * sizeof(float);
-        size_t guard = 32 * ((size_t)n + 1);  // past the last row a block of up to 32 rows can reach
-        // Guarded and exact A, B, C; the reference, |A| |B| and their scratch;
-        // when timing, an output per kernel.
-        require_device_memory(10 * bytes + 3 * guard * sizeof(float) + (opt.check_only ? 0 : (count + 1) * bytes),
-                              "this size");
-
-        reference r;
-        r.ref = (float *)malloc(bytes);
-        r.abs_ab = (float *)malloc(bytes);
-        float *hC = (float *)malloc(bytes + guard * sizeof(float));
-        if (!r.ref || !r.abs_ab || !hC)
-            die(EXIT_USAGE, "cannot allocate host memory for N=%d: choose a smaller --size", n);
-        buffers guarded, exact;
-        alloc_buffers(&guarded, n, guard);
-        alloc_buffers(&exact, n, 0);
-        CUDA_CHECK(cudaMalloc(&r.d_ref, bytes));
-        CUDA_CHECK(cudaMalloc(&r.d_abs_ab, bytes));
-        CUDA_CHECK(cudaMalloc(&r.d_scratch, 2 * bytes));
-        int set = 0;
-        load_inputs(&opt, n, set, &guarded, &exact, &r);
-
-        for (int b = 0; b < opt.block_count; b++) {
-            block_shape block = opt.blocks[b];
-            int wrong = 0;
-            for (int i = 0; i < count; i++) {
-                wrong += !check_run(&opt, step->step, &cs[i], &guarded, r.ref, r.abs_ab, hC, n, block);
-                wrong += !check_run(&opt, step->step, &cs[i], &exact, r.ref, r.abs_ab, hC, n, block);
-            }
-            runs += 2 * count;
-            failures += wrong;
-            if (!opt.check_only && wrong == 0) {
-                if (!opt.machine)
-                    printf("\nN = %d (%.1f GFLOP), block %dx%d, %d repetitions; all %d kernels correct\n", n,
-                           2.0 * n * (double)n * n / 1e9, block.x, block.y, opt.reps, count);
-                device_reference check = {r.d_ref, r.d_abs_ab, (float)element_bound_factor(n)};
-                failures += time_contenders(&opt, step, cs, count, &exact, r.ref, r.abs_ab, &check, hC, n, block);
-                // Fresh A and B in the same buffers: a product remembered from an earlier call shows.
-                load_inputs(&opt, n, ++set, &guarded, &exact, &r);
-                if (!check_run(&opt, step->step, graded, &exact, r.ref, r.abs_ab, hC, n, block)) {
-                    failures++;
-                    fprintf(opt.machine ? stderr : stdout,
-                            "MISMATCH: '%s' [yours] was wrong once A and B held fresh values: does it remember a "
-                            "product from an earlier call?\n",
-                            graded->kernel->label);
-                }
-            }
-            if (wrong == 0)
-                findings += audit_graded(&opt, step->step, graded, &exact, &r, hC, n, block);
-        }
-        free_buffers(&guarded);
-        free_buffers(&exact);
-        CUDA_CHECK(cudaFree(r.d_ref));
-        CUDA_CHECK(cudaFree(r.d_abs_ab));
-        CUDA_CHECK(cudaFree(r.d_scratch));
-        free(r.ref);
-        free(r.abs_ab);
-        free(hC);
-    }
-
-    if (opt.machine)
-        print_record("summary", "step=%s\truns=%d\twrong=%d\taudit_findings=%d\tseed=%llu\tresult=%s", step->step, runs,
-                     failures, findings, opt.seed, failures ? "mismatch" : findings ? "audit" : "correct");
-    else if (opt.check_only || failures)
-        printf("%s: %d of %d checked runs wrong (%d sizes x %d block shapes, guarded and exact-size buffers)\n",
-               failures ? "FAILED" : "correct", failures, runs, opt.size_count, opt.block_count);
-    if (findings && !opt.machine)
-        printf("FAILED: the launch audit found %d problem(s): see the AUDIT lines above\n", findings);
+static void close_cublas(void)
+{
     CUBLAS_CHECK(cublasDestroy(cublas));
-    return failures || findings ? EXIT_MISMATCH : EXIT_CORRECT;
+}
+
+static const track matmul = {
+    .name = "matmul",
+    .size_meaning = "rows (= columns) of the square matrices",
+    .size_symbol = "N",
+    .default_size = 2048,
+    .max_size = MAX_N,
+    .default_reps = 20,
+    .blocks = &any_blocks,
+    .first = &matmul_track_first,
+    .first_timed = &track_first_as_in_step_01,
+    .rate_unit = "GFLOP/s",
+    .ceiling_name = "cuBLAS",
+    .checks_cover = "block shapes, guarded and exact-size buffers",
+    .fresh_inputs = "A and B held fresh values: does it remember a product from an earlier call?",
+    .open = open_cublas,
+    .close = close_cublas,
+    .prepare = prepare,
+    .check = check,
+    .describe = describe,
+    .timed_tasks = timed_tasks,
+    .timed_right = timed_right,
+    .refill = refill,
+    .audited_call = audited_call,
+    .release = release,
+};
+
+int matmul_main(int argc, char **argv, const step_spec *step)
+{
+    return run_step(argc, argv, &matmul, step);
 }

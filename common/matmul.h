@@ -3,7 +3,8 @@
 // A[r * N + c]).
 //
 // Every kernel of the track is called the same way, through a host function
-// of type matmul_fn, so that the harness can check and time them side by side:
+// of type matmul_fn (harness.h), so that the harness can check and time them
+// side by side:
 //
 //     void run_something(const float *A, const float *B, float *C, int n, block_shape block);
 //
@@ -11,36 +12,23 @@
 // threads. Before every run the harness fills C with a poison (NaN), so an
 // element that was never written shows; a kernel that accumulates into C must
 // clear it first itself.
+//
+// A step's main.cu lists its kernels in a step_spec (harness.h), each with
+// its host function in `multiply`, and hands it to matmul_main.
 #pragma once
 
 #include "harness.h"
 
-typedef void (*matmul_fn)(const float *A, const float *B, float *C, int n, block_shape block);
+// The step's program: run_step (harness.h) on the matrix-multiplication track.
+int matmul_main(int argc, char **argv, const step_spec *step);
 
-typedef struct {
-    const char *id;     // short and stable: the grader's name for it
-    const char *label;  // what the table shows
-    matmul_fn run;
-} matmul_kernel;
+// The blocks a tiled kernel accepts: TxT with T = 8, 16 or 32, the tile; 32x32
+// unless -b says otherwise. Without it, a step accepts any block of at most
+// 1024 threads, 16x16 unless -b says otherwise.
+extern const block_rule matmul_tile_blocks;
 
-typedef struct {
-    const char *step;                // the folder: "02-register-temp"
-    const char *summary;             // one line for --help
-    matmul_kernel start;             // the kernel this step starts from (given)
-    const matmul_kernel *compare;    // more given kernels, timed for comparison only
-    int compare_count;
-    const matmul_kernel *yours;      // the learner's kernels; the last one is graded
-    int yours_count;
-    matmul_kernel beyond;            // optional: past the lesson (run == NULL: none)
-    bool square_tiles;               // blocks must be TxT with T = 8, 16 or 32 (tiled kernels)
-    block_shape default_block;
-} matmul_step;
-
-// Parse the options, check every kernel, time them, print; returns the exit code.
-int matmul_main(int argc, char **argv, const matmul_step *step);
-
-// The track's first kernel: one thread per element of C, but the thread's row
-// comes from threadIdx.x, so the 32 threads of a warp walk down a column.
-__global__ void matmul_uncoalesced(const float *A, const float *B, float *C, int n);
-void run_uncoalesced(const float *A, const float *B, float *C, int n, block_shape block);
-extern const matmul_kernel matmul_track_first;
+// The track's first kernel, matmul_uncoalesced (in matmul.cu): one thread per
+// element of C, but the thread's row comes from threadIdx.x, so the 32 threads
+// of a warp walk down a column. Step 01 starts from it, and every later step's
+// speedup is also shown against it.
+extern const step_kernel matmul_track_first;

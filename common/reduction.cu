@@ -1,6 +1,6 @@
-// reduction.cu: the reduction track's harness (see reduction.h).
-//
-// For each size and block size it asks for:
+// reduction.cu: the reduction track's harness (see reduction.h): its inputs,
+// its reference and its comparisons, plugged into the flow every step shares
+// (run_step, harness.h). In this track's terms, at each size and block size:
 //   1. check: every kernel runs twice on fresh random ints, its output poisoned
 //      first. Once on an input followed by a guard of large values, so that a
 //      read past the end changes the sum; once on an input allocated to the
@@ -66,13 +66,16 @@ __global__ void reduce_interleaved_divergent(const int *in, int *out, unsigned i
         out[blockIdx.x] = partial[0];
 }
 
-void sum_interleaved_divergent(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
+static void sum_interleaved_divergent(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
     reduce_in_passes(reduce_interleaved_divergent, 1, d_in, n, block, d_work, d_sum);
 }
 
-const reduce_kernel track_first_kernel = {"interleaved_divergent", "interleaved, divergent branches",
-                                          sum_interleaved_divergent};
+const step_kernel reduction_track_first = {
+    .id = "interleaved_divergent",
+    .label = "interleaved, divergent branches",
+    .sum = sum_interleaved_divergent,
+};
 
 // ===========================================================================
 // Multi-pass driver
@@ -130,7 +133,94 @@ static long long fill_input(int *h, unsigned int n, uint64_t seed, int set)
 }
 
 // ===========================================================================
-// Options
+// The size at hand
+// ===========================================================================
+
+typedef struct {
+    reduce_fn sum;  // NULL for the copy
+    const int *d_in;
+    int *d_out;     // the sum, or the copy's destination
+    unsigned int n;
+    int block;
+    int *d_work;
+    int *d_kept;    // the sum of each timed round, kept to be checked after timing
+} timed_run;
+
+// What the hooks below share: one size's inputs and the buffers of its runs.
+static struct {
+    unsigned int n;
+    int *d_guarded, *d_exact;                    // the input followed by a guard, and one of the exact size
+    long long expected_guarded, expected_exact;  // their sums
+    int *d_sum;                                  // where each checked run leaves its sum
+    int *d_work;                                 // partial sums, sized to the block at hand
+    unsigned int work_ints;
+    // Timing (unless --check): the copy's destination; each contender's sum,
+    // and the sum of each of its timed rounds (on the GPU, then one
+    // contender's on the host).
+    timed_run *runs;
+    int *d_copy, *d_outs, *d_kept, *kept;
+} size;
+
+static void prepare(const flow_point *at, int count)
+{
+    memset(&size, 0, sizeof size);
+    unsigned int n = size.n = (unsigned int)at->n;
+    size_t bytes = (size_t)n * sizeof(int);
+    // Exact + guarded inputs, the copy's destination, partial sums.
+    require_device_memory(3 * bytes + GUARD_INTS * sizeof(int) + bytes / 16, "this size");
+
+    int *h_in = (int *)malloc(bytes);
+    if (!h_in)
+        die(EXIT_USAGE, "cannot allocate %zu bytes of host memory for n=%u: choose a smaller --size", bytes, n);
+    set_activity("preparing the inputs for n=%u", n);
+    CUDA_CHECK(cudaMalloc(&size.d_guarded, bytes + GUARD_INTS * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&size.d_exact, bytes));
+    CUDA_CHECK(cudaMalloc(&size.d_sum, sizeof(int)));
+    size.expected_guarded = fill_input(h_in, n, at->opt->seed, 0);
+    CUDA_CHECK(cudaMemcpy(size.d_guarded, h_in, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(size.d_guarded + n, GUARD_BYTE, GUARD_INTS * sizeof(int)));
+    size.expected_exact = fill_input(h_in, n, at->opt->seed, 1);
+    CUDA_CHECK(cudaMemcpy(size.d_exact, h_in, bytes, cudaMemcpyHostToDevice));
+    free(h_in);
+
+    if (at->opt->check_only)
+        return;
+    int reps = at->opt->reps;
+    size.runs = (timed_run *)calloc(count + 1, sizeof *size.runs);
+    size.kept = (int *)malloc(sizeof(int) * reps);
+    if (!size.runs || !size.kept)
+        die(EXIT_CUDA, "out of host memory");
+    CUDA_CHECK(cudaMalloc(&size.d_copy, bytes));
+    CUDA_CHECK(cudaMalloc(&size.d_outs, sizeof(int) * count));
+    CUDA_CHECK(cudaMalloc(&size.d_kept, sizeof(int) * count * reps));
+}
+
+// Partial sums: as many as reduce_in_passes needs at this block size, and no
+// more, so that compute-sanitizer sees a kernel that writes past them.
+static void use_block(const flow_point *at)
+{
+    CUDA_CHECK(cudaFree(size.d_work));
+    size.d_work = NULL;
+    size.work_ints = reduce_work_ints(size.n, at->block.x);
+    if (size.work_ints)
+        CUDA_CHECK(cudaMalloc(&size.d_work, size.work_ints * sizeof(int)));
+}
+
+static void release(void)
+{
+    CUDA_CHECK(cudaFree(size.d_guarded));
+    CUDA_CHECK(cudaFree(size.d_exact));
+    CUDA_CHECK(cudaFree(size.d_sum));
+    CUDA_CHECK(cudaFree(size.d_work));
+    CUDA_CHECK(cudaFree(size.d_copy));
+    CUDA_CHECK(cudaFree(size.d_outs));
+    CUDA_CHECK(cudaFree(size.d_kept));
+    free(size.runs);
+    free(size.kept);
+}
+
+// ===========================================================================
+// Checking
 // ===========================================================================
 
 static bool block_ok(block_shape b)
@@ -138,22 +228,12 @@ static bool block_ok(block_shape b)
     return b.y == 1 && b.x >= MIN_BLOCK && b.x <= MAX_BLOCK && (b.x & (b.x - 1)) == 0;
 }
 
-// ===========================================================================
-// Checking
-// ===========================================================================
-
-typedef struct {
-    const reduce_kernel *kernel;
-    const char *role;
-} contender;
-
-typedef struct {
-    unsigned int n;
-    int block;
-    int *d_work;
-    unsigned int work_ints;
-    int *d_sum;
-} run_buffers;
+static const block_rule blocks = {
+    .default_block = {256, 1},
+    .two_d = false,
+    .rule = "a power of two, 32 to 1024",
+    .ok = block_ok,
+};
 
 // What a wrong sum suggests, for the learner: a sentence (into buf).
 static const char *explain_mismatch(long long expected, int got, bool guarded, unsigned int n, char *buf,
@@ -185,36 +265,44 @@ static const char *explain_mismatch(long long expected, int got, bool guarded, u
     return buf;
 }
 
-// Run one kernel once on d_in and compare. Returns true if the sum is right.
-static bool check_run(const options *opt, const char *step, const contender *c, const int *d_in, long long expected,
-                      bool guarded, const run_buffers *buf)
+// The outputs of a run poisoned: a sum or a partial sum nobody wrote shows.
+static void poison_outputs(void)
 {
-    set_activity("checking '%s' [%s] at n=%u, block %d, on the %s input", c->kernel->label, c->role, buf->n,
-                 buf->block, guarded ? "guarded" : "exact-size");
-    CUDA_CHECK(cudaMemset(buf->d_sum, POISON_BYTE, sizeof(int)));
-    if (buf->work_ints)
-        CUDA_CHECK(cudaMemset(buf->d_work, POISON_BYTE, buf->work_ints * sizeof(int)));
-    c->kernel->sum(d_in, buf->n, buf->block, buf->d_work, buf->d_sum);
+    CUDA_CHECK(cudaMemset(size.d_sum, POISON_BYTE, sizeof(int)));
+    if (size.work_ints)
+        CUDA_CHECK(cudaMemset(size.d_work, POISON_BYTE, size.work_ints * sizeof(int)));
+}
+
+static bool check(const flow_point *at, const contender *c, bool guarded)
+{
+    unsigned int n = size.n;
+    int block = at->block.x;
+    const char *role = role_names[c->role];
+    long long expected = guarded ? size.expected_guarded : size.expected_exact;
+    set_activity("checking '%s' [%s] at n=%u, block %d, on the %s input", c->kernel->label, role, n, block,
+                 guarded ? "guarded" : "exact-size");
+    poison_outputs();
+    c->kernel->sum(guarded ? size.d_guarded : size.d_exact, n, block, size.d_work, size.d_sum);
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     int got;
-    CUDA_CHECK(cudaMemcpy(&got, buf->d_sum, sizeof got, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&got, size.d_sum, sizeof got, cudaMemcpyDeviceToHost));
     set_activity("%s", "");
 
     bool ok = (long long)got == expected;
     char hint[256];
-    if (opt->machine) {
+    if (at->opt->machine) {
         if (ok)
-            print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=%s\tresult=ok", step, buf->n,
-                         buf->block, c->kernel->id, c->role, guarded ? "guarded" : "exact");
+            print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=%s\tresult=ok", at->step, n, block,
+                         c->kernel->id, role, guarded ? "guarded" : "exact");
         else
             print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=%s\tresult=mismatch\texpected=%lld"
                                   "\tgot=%d\thint=%s",
-                         step, buf->n, buf->block, c->kernel->id, c->role, guarded ? "guarded" : "exact", expected,
-                         got, explain_mismatch(expected, got, guarded, buf->n, hint, sizeof hint));
+                         at->step, n, block, c->kernel->id, role, guarded ? "guarded" : "exact", expected, got,
+                         explain_mismatch(expected, got, guarded, n, hint, sizeof hint));
     } else if (!ok) {
         printf("MISMATCH: '%s' [%s] at n=%u, block %d (%s input): sum expected %lld, got %d\n", c->kernel->label,
-               c->role, buf->n, buf->block, guarded ? "guarded" : "exact-size", expected, got);
-        printf("    hint: %s\n", explain_mismatch(expected, got, guarded, buf->n, hint, sizeof hint));
+               role, n, block, guarded ? "guarded" : "exact-size", expected, got);
+        printf("    hint: %s\n", explain_mismatch(expected, got, guarded, n, hint, sizeof hint));
     }
     return ok;
 }
@@ -222,16 +310,6 @@ static bool check_run(const options *opt, const char *step, const contender *c, 
 // ===========================================================================
 // Timing
 // ===========================================================================
-
-typedef struct {
-    reduce_fn sum;  // NULL for the copy
-    const int *d_in;
-    int *d_out;     // the sum, or the copy's destination
-    unsigned int n;
-    int block;
-    int *d_work;
-    int *d_kept;    // the sum of each timed round, kept to be checked after timing
-} timed_run;
 
 static void run_sum(void *arg)
 {
@@ -258,237 +336,109 @@ static void run_copy(void *arg)
     CUDA_CHECK(cudaMemcpyAsync(r->d_out, r->d_in, (size_t)r->n * sizeof(int), cudaMemcpyDeviceToDevice));
 }
 
-// Time the copy and every contender on d_in; print the table. Returns the
-// number of contenders with a wrong sum in any timed run, plus one if the
-// graded kernel (the last of the learner's) is implausibly fast.
-static int time_contenders(const options *opt, const reduce_step *step, const contender *cs, int count,
-                           const int *d_in, long long expected, const run_buffers *buf)
+static void describe(const flow_point *at, char *buf, size_t len)
 {
-    int entries_count = count + 1;  // the copy comes first
-    timed_entry *entries = (timed_entry *)calloc(entries_count, sizeof *entries);
-    timed_run *runs = (timed_run *)calloc(entries_count, sizeof *runs);
-    int *d_outs, *d_copy, *d_kept;
-    double *pct = (double *)calloc(entries_count, sizeof *pct);
-    int *kept = (int *)malloc(sizeof(int) * count * opt->reps);
-    if (!entries || !runs || !pct || !kept)
-        die(EXIT_CUDA, "out of host memory");
-    set_activity("allocating buffers for timing at n=%u", buf->n);
-    CUDA_CHECK(cudaMalloc(&d_copy, (size_t)buf->n * sizeof(int)));
-    CUDA_CHECK(cudaMalloc(&d_outs, sizeof(int) * count));
-    CUDA_CHECK(cudaMalloc(&d_kept, sizeof(int) * count * opt->reps));
+    size_t bytes = (size_t)size.n * sizeof(int), l2_bytes = current_device()->l2_bytes;
+    char in[32], l2[32];
+    snprintf(buf, len, "n = %u ints (%s, %.1fx the %s L2)", size.n, human_bytes((double)bytes, in, sizeof in),
+             (double)bytes / l2_bytes, human_bytes((double)l2_bytes, l2, sizeof l2));
+}
 
-    double bytes = (double)buf->n * sizeof(int);
-    int start = 0;
-    runs[0] = (timed_run){NULL, d_in, d_copy, buf->n, buf->block, NULL, NULL};
-    entries[0] = (timed_entry){"copy", "ceiling", "device-to-device copy", 2 * bytes, {run_copy, NULL, &runs[0]}};
+// The ceiling: a copy of the same bytes, which moves twice what a reduction reads.
+static void timed_tasks(const flow_point *at, const contender *cs, int count, timed_entry *entries)
+{
+    int block = at->block.x, reps = at->opt->reps;
+    double bytes = (double)size.n * sizeof(int);
+    size.runs[0] = (timed_run){NULL, size.d_exact, size.d_copy, size.n, block, NULL, NULL};
+    entries[0] = (timed_entry){.id = "copy",
+                               .label = "device-to-device copy",
+                               .work = 2 * bytes,
+                               .task = {run_copy, NULL, &size.runs[0], NULL}};
     for (int i = 0; i < count; i++) {
-        runs[i + 1] = (timed_run){cs[i].kernel->sum, d_in, d_outs + i, buf->n, buf->block, buf->d_work,
-                                  d_kept + i * opt->reps};
-        entries[i + 1] = (timed_entry){cs[i].kernel->id, cs[i].role, cs[i].kernel->label, bytes,
-                                       {run_sum, poison_sum, &runs[i + 1], keep_sum}};
-        if (strcmp(cs[i].role, "start") == 0)
-            start = i + 1;
+        timed_run *r = &size.runs[i + 1];
+        *r = (timed_run){cs[i].kernel->sum, size.d_exact, size.d_outs + i, size.n, block, size.d_work,
+                         size.d_kept + i * reps};
+        entries[i + 1].work = bytes;
+        entries[i + 1].task = (timed_task){run_sum, poison_sum, r, keep_sum};
     }
-    char config[160];
-    snprintf(config, sizeof config, "step=%s\tn=%u\tblock=%d\treps=%d", step->step, buf->n, buf->block, opt->reps);
-    set_activity("timing at n=%u, block %d", buf->n, buf->block);
-    time_and_report(opt, config, entries, entries_count, start, "GB/s", "copy", pct);
+}
 
-    // Every timed run of each kernel must have left the right sum too.
-    int wrong = 0;
-    CUDA_CHECK(cudaMemcpy(kept, d_kept, sizeof(int) * count * opt->reps, cudaMemcpyDeviceToHost));
-    for (int i = 0; i < count; i++) {
-        int bad = 0, first = -1;
-        for (int r = 0; r < opt->reps; r++)
-            if ((long long)kept[i * opt->reps + r] != expected && bad++ == 0)
-                first = r;
-        if (bad) {
-            wrong++;
-            fprintf(opt->machine ? stderr : stdout,
-                    "MISMATCH: '%s' [%s] gave a wrong sum in %d of %d timed runs (run %d: %d instead of %lld): it "
-                    "depends on state an earlier run left behind\n",
-                    cs[i].kernel->label, cs[i].role, bad, opt->reps, first + 1, kept[i * opt->reps + first], expected);
-        }
-    }
-    // A graded rate beyond the copy's: the timed call did not read the input.
-    int graded = count;  // entry of the last of the learner's kernels
-    while (graded > 0 && strcmp(cs[graded - 1].role, "yours") != 0)
-        graded--;
-    if (graded > 0 && rate_implausible(opt, cs[graded - 1].kernel->label, pct[graded], "copy"))
-        wrong++;
-    set_activity("%s", "");
-
-    CUDA_CHECK(cudaFree(d_copy));
-    CUDA_CHECK(cudaFree(d_outs));
-    CUDA_CHECK(cudaFree(d_kept));
-    free(kept);
-    free(pct);
-    free(entries);
-    free(runs);
-    return wrong;
+static bool timed_right(const flow_point *at, int i, char *why, size_t len)
+{
+    int reps = at->opt->reps, bad = 0, first = -1;
+    CUDA_CHECK(cudaMemcpy(size.kept, size.d_kept + i * reps, sizeof(int) * reps, cudaMemcpyDeviceToHost));
+    for (int r = 0; r < reps; r++)
+        if ((long long)size.kept[r] != size.expected_exact && bad++ == 0)
+            first = r;
+    if (bad)
+        snprintf(why, len, "gave a wrong sum in %d of %d timed runs (run %d: %d instead of %lld)", bad, reps,
+                 first + 1, size.kept[first], size.expected_exact);
+    return bad == 0;
 }
 
 // ===========================================================================
 // After timing: fresh inputs, and the audit
 // ===========================================================================
 
-// Refill d_in (n ints) with data set `set`, in place, and check the graded
-// kernel on it: a kernel that remembers a sum from an earlier call on the same
-// buffer gives the old one. Updates *expected to the new sum; returns 1 if wrong.
-static int check_refilled(const options *opt, const char *step, const contender *graded, int *d_in, int set,
-                          long long *expected, const run_buffers *buf)
+// Data set 2 + block_index (0 and 1 are the guarded and the exact input).
+static void refill(const flow_point *at, int block_index)
 {
-    int *h = (int *)malloc((size_t)buf->n * sizeof(int));
+    int *h = (int *)malloc((size_t)size.n * sizeof(int));
     if (!h)
-        die(EXIT_USAGE, "cannot allocate %zu bytes of host memory for n=%u", (size_t)buf->n * sizeof(int), buf->n);
-    set_activity("refilling the input at n=%u", buf->n);
-    *expected = fill_input(h, buf->n, opt->seed, set);
-    CUDA_CHECK(cudaMemcpy(d_in, h, (size_t)buf->n * sizeof(int), cudaMemcpyHostToDevice));
+        die(EXIT_USAGE, "cannot allocate %zu bytes of host memory for n=%u", (size_t)size.n * sizeof(int), size.n);
+    set_activity("refilling the input at n=%u", size.n);
+    size.expected_exact = fill_input(h, size.n, at->opt->seed, 2 + block_index);
+    CUDA_CHECK(cudaMemcpy(size.d_exact, h, (size_t)size.n * sizeof(int), cudaMemcpyHostToDevice));
     free(h);
-    if (check_run(opt, step, graded, d_in, *expected, false, buf))
-        return 0;
-    fprintf(opt->machine ? stderr : stdout,
-            "MISMATCH: '%s' [yours] was wrong once the input buffer held fresh values: does it remember a sum from an "
-            "earlier call?\n",
-            graded->kernel->label);
-    return 1;
 }
 
-// One traced call of the graded kernel (audit.h). Returns the findings, plus
-// one if that call's sum is wrong.
-static int audit_graded(const options *opt, const char *step, const contender *graded, const int *d_in,
-                        long long expected, const run_buffers *buf)
+static bool audited_call(const flow_point *at, const contender *graded, char *why, size_t len)
 {
-    if (!audit_available())
-        return 0;
-    set_activity("auditing the launches of '%s' at n=%u, block %d", graded->kernel->label, buf->n, buf->block);
-    CUDA_CHECK(cudaMemset(buf->d_sum, POISON_BYTE, sizeof(int)));
-    if (buf->work_ints)
-        CUDA_CHECK(cudaMemset(buf->d_work, POISON_BYTE, buf->work_ints * sizeof(int)));
-    static audit_trace trace;  // large: kept off the stack
+    int block = at->block.x;
+    set_activity("auditing the launches of '%s' at n=%u, block %d", graded->kernel->label, size.n, block);
+    poison_outputs();
     audit_begin();
-    graded->kernel->sum(d_in, buf->n, buf->block, buf->d_work, buf->d_sum);
-    audit_end(&trace);
+    graded->kernel->sum(size.d_exact, size.n, block, size.d_work, size.d_sum);
+    audit_end();
     int got;
-    CUDA_CHECK(cudaMemcpy(&got, buf->d_sum, sizeof got, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&got, size.d_sum, sizeof got, cudaMemcpyDeviceToHost));
     set_activity("%s", "");
-    audit_call call = {step, buf->n, {buf->block, 1}};
-    int findings = audit_report(opt, &call, &trace);
-    if ((long long)got != expected) {
-        findings++;
-        fprintf(opt->machine ? stderr : stdout, "MISMATCH: the audited call of '%s' gave %d instead of %lld\n",
-                graded->kernel->label, got, expected);
-    }
-    return findings;
+    if ((long long)got == size.expected_exact)
+        return true;
+    snprintf(why, len, "gave %d instead of %lld", got, size.expected_exact);
+    return false;
 }
 
 // ===========================================================================
-// main
+// The track
 // ===========================================================================
 
-int reduction_main(int argc, char **argv, const reduce_step *step)
+static const track reduction = {
+    .name = "reduction",
+    .size_meaning = "ints to sum",
+    .size_symbol = "n",
+    .default_size = 1ull << 26,
+    .max_size = 1ull << 30,
+    .default_reps = 100,
+    .blocks = &blocks,
+    .first = &reduction_track_first,
+    .first_timed = &reduction_track_first,
+    .rate_unit = "GB/s",
+    .ceiling_name = "copy",
+    .checks_cover = "block sizes, guarded and exact-size inputs",
+    .fresh_inputs = "the input buffer held fresh values: does it remember a sum from an earlier call?",
+    .prepare = prepare,
+    .use_block = use_block,
+    .check = check,
+    .describe = describe,
+    .timed_tasks = timed_tasks,
+    .timed_right = timed_right,
+    .refill = refill,
+    .audited_call = audited_call,
+    .release = release,
+};
+
+int reduction_main(int argc, char **argv, const step_spec *step)
 {
-    option_spec spec = {step->step,
-                        step->summary,
-                        "ints to sum",
-                        1ull << 26,
-                        1ull << 30,
-                        {256, 1},
-                        false,
-                        "a power of two, 32 to 1024",
-                        block_ok,
-                        100};
-    options opt;
-    parse_options(argc, argv, &spec, &opt);
-    const device_info *dev = open_device();
-    print_device(&opt, step->step);
-
-    // Who runs: in --check mode only the learner's kernels (and the variant
-    // past the lesson); when timing, everything that will be timed.
-    contender cs[16];
-    int count = 0;
-    if (!opt.check_only) {
-        if (step->start.sum != track_first_kernel.sum)
-            cs[count++] = (contender){&track_first_kernel, "first"};
-        cs[count++] = (contender){&step->start, "start"};
-        for (int i = 0; i < step->compare_count; i++)
-            cs[count++] = (contender){&step->compare[i], "given"};
-    }
-    for (int i = 0; i < step->yours_count; i++)
-        cs[count++] = (contender){&step->yours[i], "yours"};
-    if (step->beyond.sum)
-        cs[count++] = (contender){&step->beyond, "beyond"};
-    if (step->library.sum && !opt.check_only)
-        cs[count++] = (contender){&step->library, "library"};
-
-    const contender *graded = &cs[count - 1];  // the last of the learner's kernels
-    while (strcmp(graded->role, "yours") != 0)
-        graded--;
-
-    int failures = 0, runs = 0, findings = 0;
-    for (int s = 0; s < opt.size_count; s++) {
-        unsigned int n = (unsigned int)opt.sizes[s];
-        size_t bytes = (size_t)n * sizeof(int);
-        // Exact + guarded inputs, the copy's destination, partial sums.
-        require_device_memory(3 * bytes + GUARD_INTS * sizeof(int) + bytes / 16, "this size");
-
-        int *h_in = (int *)malloc(bytes);
-        if (!h_in)
-            die(EXIT_USAGE, "cannot allocate %zu bytes of host memory for n=%u: choose a smaller --size", bytes, n);
-        int *d_guarded, *d_exact, *d_sum;
-        set_activity("preparing the inputs for n=%u", n);
-        CUDA_CHECK(cudaMalloc(&d_guarded, bytes + GUARD_INTS * sizeof(int)));
-        CUDA_CHECK(cudaMalloc(&d_exact, bytes));
-        CUDA_CHECK(cudaMalloc(&d_sum, sizeof(int)));
-        long long expected_guarded = fill_input(h_in, n, opt.seed, 0);
-        CUDA_CHECK(cudaMemcpy(d_guarded, h_in, bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemset(d_guarded + n, GUARD_BYTE, GUARD_INTS * sizeof(int)));
-        long long expected_exact = fill_input(h_in, n, opt.seed, 1);
-        CUDA_CHECK(cudaMemcpy(d_exact, h_in, bytes, cudaMemcpyHostToDevice));
-        free(h_in);
-
-        for (int b = 0; b < opt.block_count; b++) {
-            int block = opt.blocks[b].x;
-            run_buffers buf = {n, block, NULL, reduce_work_ints(n, block), d_sum};
-            if (buf.work_ints)
-                CUDA_CHECK(cudaMalloc(&buf.d_work, buf.work_ints * sizeof(int)));
-
-            int wrong = 0;
-            for (int i = 0; i < count; i++) {
-                wrong += !check_run(&opt, step->step, &cs[i], d_guarded, expected_guarded, true, &buf);
-                wrong += !check_run(&opt, step->step, &cs[i], d_exact, expected_exact, false, &buf);
-            }
-            runs += 2 * count;
-            failures += wrong;
-
-            if (!opt.check_only && wrong == 0) {
-                if (!opt.machine) {
-                    char size[32], l2[32];
-                    human_bytes((double)bytes, size, sizeof size);
-                    human_bytes((double)dev->l2_bytes, l2, sizeof l2);
-                    printf("\nn = %u ints (%s, %.1fx the %s L2), block %d, %d repetitions; all %d kernels correct\n",
-                           n, size, (double)bytes / dev->l2_bytes, l2, block, opt.reps, count);
-                }
-                failures += time_contenders(&opt, step, cs, count, d_exact, expected_exact, &buf);
-                failures += check_refilled(&opt, step->step, graded, d_exact, 2 + b, &expected_exact, &buf);
-            }
-            if (wrong == 0)
-                findings += audit_graded(&opt, step->step, graded, d_exact, expected_exact, &buf);
-            if (buf.d_work)
-                CUDA_CHECK(cudaFree(buf.d_work));
-        }
-        CUDA_CHECK(cudaFree(d_guarded));
-        CUDA_CHECK(cudaFree(d_exact));
-        CUDA_CHECK(cudaFree(d_sum));
-    }
-
-    if (opt.machine)
-        print_record("summary", "step=%s\truns=%d\twrong=%d\taudit_findings=%d\tseed=%llu\tresult=%s", step->step, runs,
-                     failures, findings, opt.seed, failures ? "mismatch" : findings ? "audit" : "correct");
-    else if (opt.check_only || failures)
-        printf("%s: %d of %d checked runs wrong (%d sizes x %d block sizes, guarded and exact-size inputs)\n",
-               failures ? "FAILED" : "correct", failures, runs, opt.size_count, opt.block_count);
-    if (findings && !opt.machine)
-        printf("FAILED: the launch audit found %d problem(s): see the AUDIT lines above\n", findings);
-    return failures || findings ? EXIT_MISMATCH : EXIT_CORRECT;
+    return run_step(argc, argv, &reduction, step);
 }

@@ -1,7 +1,7 @@
 // reduction.h: the reduction track (steps 04 to 08): sum n 32-bit ints exactly.
 //
 // Every kernel of the track is called the same way, through a host function of
-// type reduce_fn, so the harness can check and time them side by side:
+// type reduce_fn (harness.h), so the harness can check and time them side by side:
 //
 //     void sum_something(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
 //
@@ -9,37 +9,19 @@
 // `block` threads per block. d_work holds reduce_work_ints(n, block) ints of
 // scratch for partial sums. Before every run the harness fills *d_sum and
 // d_work with a poison value, so a result that was never written shows.
+//
+// A step's main.cu lists its kernels in a step_spec (harness.h), each with
+// its host function in `sum`, and hands it to reduction_main.
 #pragma once
 
 #include "harness.h"
 
-typedef void (*reduce_fn)(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
-
-// One kernel as the harness sees it.
-typedef struct {
-    const char *id;     // short and stable: the grader's name for it
-    const char *label;  // what the table shows
-    reduce_fn sum;
-} reduce_kernel;
-
-// One step of the track: what its main.cu hands to reduction_main().
-typedef struct {
-    const char *step;              // the folder: "05-reduction-sequential"
-    const char *summary;           // one line for --help
-    reduce_kernel start;           // the kernel this step starts from (given)
-    const reduce_kernel *yours;    // the learner's kernels; the last one is graded
-    int yours_count;
-    reduce_kernel beyond;          // optional: past the lesson (sum == NULL: none)
-    reduce_kernel library;         // optional: a library's reduction, e.g. CUB
-    const reduce_kernel *compare;  // optional: more given kernels, timed beside the start to split its gain
-    int compare_count;
-} reduce_step;
-
-// Parse the options, check every kernel, time them, print; returns the exit code.
-int reduction_main(int argc, char **argv, const reduce_step *step);
+// The step's program: run_step (harness.h) on the reduction track.
+int reduction_main(int argc, char **argv, const step_spec *step);
 
 // ---------------------------------------------------------------------------
-// Multi-pass reductions (steps 04, 05 and 07)
+// Multi-pass reductions: the track's first kernel, the kernels of steps 04,
+// 05 and 07, and the given kernels of steps 05 to 08 (the previous step's)
 // ---------------------------------------------------------------------------
 // A kernel in which each block sums per_thread * blockDim.x consecutive
 // elements of in[0..n) into out[blockIdx.x]. It gets blockDim.x ints of
@@ -58,12 +40,9 @@ void reduce_in_passes(reduce_pass_kernel kernel, int per_thread, const int *d_in
 // partial sums of every level but the last.
 unsigned int reduce_work_ints(unsigned int n, int block);
 
-// ---------------------------------------------------------------------------
-// The track's first kernel: every step's speedup is also shown against it.
-// ---------------------------------------------------------------------------
-__global__ void reduce_interleaved_divergent(const int *in, int *out, unsigned int n);
-void sum_interleaved_divergent(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
-extern const reduce_kernel track_first_kernel;
+// The track's first kernel, reduce_interleaved_divergent (in reduction.cu):
+// step 04 starts from it, and every later step's speedup is also shown against it.
+extern const step_kernel reduction_track_first;
 
 // ---------------------------------------------------------------------------
 // Launching a kernel templated on the block size (step 08)

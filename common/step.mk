@@ -56,14 +56,20 @@ COMMON_BUILD := $(COMMON_DIR)/build
 include $(COMMON_DIR)/common.mk
 # Rebuild everything when the flags change (another SM, another nvcc). The file
 # is replaced whole, so that a make running beside this one never reads half.
-define note_flags
-$(shell mkdir -p $(1); [ "$$(cat $(1)/flags 2>/dev/null)" = '$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS)' ] || \
-    { echo '$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS)' > $(1)/flags.$$$$ && mv $(1)/flags.$$$$ $(1)/flags; })
+quote = '$(subst ','\'',$(1))'
+define note_record
+$(shell mkdir -p $(dir $(1)); [ "$$(cat $(1) 2>/dev/null)" = $(call quote,$(2)) ] || \
+    { printf '%s\n' $(call quote,$(2)) > $(1).$$$$ && mv $(1).$$$$ $(1); })
 endef
+note_flags = $(call note_record,$(1)/flags,$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS))
+# main.cu learns its step's name and launch-audit facts from the manifest; a
+# changed entry rebuilds it (the record step-defines, like flags).
+STEP_DEFINES := -DSTEP_NAME='"$(STEP)"' -DSTEP_AUDIT='"$(STEP_AUDIT)"'
 # Goals that build nothing (print-program, help, clean) leave the records alone.
 ifneq ($(NEEDS_COMPILER),)
 $(call note_flags,$(BUILD))
 $(call note_flags,$(COMMON_BUILD))
+$(call note_record,$(BUILD)/step-defines,$(STEP_DEFINES))
 endif
 
 SHARED_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACK)))
@@ -96,8 +102,8 @@ $(BUILD)/exercise.o: $(PROGRAM).cu $(BUILD)/flags
 $(BUILD)/solution.o: $(SOLUTION_SRC) $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
-$(BUILD)/main.o: main.cu $(BUILD)/flags
-	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+$(BUILD)/main.o: main.cu $(BUILD)/flags $(BUILD)/step-defines
+	$(NVCC) $(ALL_FLAGS) $(STEP_DEFINES) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
