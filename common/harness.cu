@@ -140,6 +140,9 @@ static void print_usage(const option_spec *spec)
     printf("  -s, --seed S       seed of the random inputs (default 1)\n");
     printf("  -c, --check        check correctness only, at every size and block; no timing\n");
     printf("  -m, --machine      print tab-separated key=value records instead of tables\n");
+    printf("  -o, --only ROLES   run only the kernels of these roles, a comma-separated list of\n");
+    printf("                     first, start, given, yours, beyond, library (the ceiling is always\n");
+    printf("                     timed); --only beyond: the reference solution's kernels past the lesson\n");
     printf("  -h, --help         print this help\n\n");
     printf("Every kernel is checked on fresh random inputs before it is timed.\n");
     printf("exit status: 0 correct, 1 wrong answer, 2 bad option, 3 CUDA error, 77 no usable GPU\n");
@@ -222,6 +225,24 @@ static void parse_sizes(const char *arg, const option_spec *spec, options *opt)
     opt->size_count = count;
 }
 
+// --only: role names, into a mask of (1u << role). The ceiling is not one of
+// them: every timed table has it, as what the others are a share of.
+static void parse_roles(const char *arg, options *opt)
+{
+    char buf[1024], *items[MAX_LIST];
+    snprintf(buf, sizeof buf, "%s", arg);
+    int count = split_list(buf, items, "--only");
+    opt->only = 0;
+    for (int i = 0; i < count; i++) {
+        int role = ROLE_CEILING + 1;
+        while (role < ROLE_COUNT && strcmp(items[i], role_names[role]) != 0)
+            role++;
+        if (role == ROLE_COUNT)
+            usage_error("bad role '%s' for --only: expected first, start, given, yours, beyond or library", items[i]);
+        opt->only |= 1u << role;
+    }
+}
+
 static void parse_blocks(const char *arg, const option_spec *spec, options *opt)
 {
     const block_rule *rule = spec->blocks;
@@ -272,11 +293,12 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         {"size", required_argument, NULL, 'n'},  {"block", required_argument, NULL, 'b'},
         {"reps", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
         {"check", no_argument, NULL, 'c'},       {"machine", no_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"only", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     opterr = 0;  // we word the errors ourselves, on one line
     int c;
-    while ((c = getopt_long(argc, argv, ":n:b:r:s:cmh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:b:r:s:o:cmh", longopts, NULL)) != -1) {
         unsigned long long v;
         switch (c) {
         case 'n': parse_sizes(optarg, spec, opt); break;
@@ -293,6 +315,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
             break;
         case 'c': opt->check_only = true; break;
         case 'm': opt->machine = true; break;
+        case 'o': parse_roles(optarg, opt); break;
         case 'h': print_usage(spec); exit(EXIT_CORRECT);
         case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
@@ -543,7 +566,7 @@ static double median_ratio(const float *samples_a, const float *samples_b, int r
 // pct_ceiling receives each entry's rate as a percentage of the ceiling's,
 // for the plausibility gate.
 static void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
-                            const char *rate_unit, const char *ceiling_name, double *pct_ceiling)
+                            int first, const char *rate_unit, const char *ceiling_name, double *pct_ceiling)
 {
     float *samples = (float *)malloc(sizeof(float) * count * opt->reps);
     timing *t = (timing *)malloc(sizeof *t * count);
@@ -562,8 +585,8 @@ static void time_and_report(const options *opt, const char *config, const timed_
                                t[i],
                                rate,
                                ceiling ? 100.0 : 100.0 * rate / rows[0].rate,
-                               ceiling ? NAN : median_ratio(&samples[start * opt->reps], mine, opt->reps),
-                               ceiling ? NAN : median_ratio(&samples[1 * opt->reps], mine, opt->reps)};
+                               ceiling || start < 0 ? NAN : median_ratio(&samples[start * opt->reps], mine, opt->reps),
+                               ceiling || first < 0 ? NAN : median_ratio(&samples[first * opt->reps], mine, opt->reps)};
         pct_ceiling[i] = rows[i].pct_ceiling;
     }
     print_results(opt, config, rate_unit, ceiling_name, rows, count);
@@ -716,27 +739,37 @@ static bool is_defined(const step_kernel *k)
 }
 
 // Who runs, into cs: in --check mode only the learner's kernels and those past
-// the lesson; when timing, everything that will be timed. Returns how many;
-// *graded is the index of the last of the learner's kernels.
-static int line_up(const track *t, const step_spec *s, bool check_only, contender *cs, int *graded)
+// the lesson; when timing, everything that will be timed; of these, with
+// --only, those of its roles. Returns how many; *graded is the index of the
+// last of the learner's kernels (-1 when --only leaves them out).
+static int line_up(const track *t, const step_spec *s, const options *opt, contender *cs, int *graded)
 {
     int count = 0;
-    if (!check_only) {
-        if (!same_kernel(&s->start, t->first))  // the first step's start is the track's first kernel
-            cs[count++] = (contender){t->first_timed, ROLE_FIRST};
-        cs[count++] = (contender){&s->start, ROLE_START};
-        for (int i = 0; i < s->compare_count; i++)
-            cs[count++] = (contender){&s->compare[i], ROLE_GIVEN};
-    }
+    unsigned roles = opt->only ? opt->only : ~0u;
+    if (opt->check_only)
+        roles &= 1u << ROLE_YOURS | 1u << ROLE_BEYOND;
+#define ENLIST(kernel_ptr, role) \
+    do { \
+        if (roles & (1u << (role))) \
+            cs[count++] = (contender){(kernel_ptr), (role)}; \
+    } while (0)
+    if (!same_kernel(&s->start, t->first))  // the first step's start is the track's first kernel
+        ENLIST(t->first_timed, ROLE_FIRST);
+    ENLIST(&s->start, ROLE_START);
+    for (int i = 0; i < s->compare_count; i++)
+        ENLIST(&s->compare[i], ROLE_GIVEN);
+    *graded = -1;
     for (int i = 0; i < s->yours_count; i++) {
-        *graded = count;
-        cs[count++] = (contender){&s->yours[i], ROLE_YOURS};
+        if (roles & (1u << ROLE_YOURS))
+            *graded = count;
+        ENLIST(&s->yours[i], ROLE_YOURS);
     }
     for (int i = 0; i < s->beyond_count; i++)
         if (is_defined(&s->beyond[i]))  // only the reference solution defines them
-            cs[count++] = (contender){&s->beyond[i], ROLE_BEYOND};
-    if (is_defined(&s->library) && !check_only)
-        cs[count++] = (contender){&s->library, ROLE_LIBRARY};
+            ENLIST(&s->beyond[i], ROLE_BEYOND);
+    if (is_defined(&s->library))
+        ENLIST(&s->library, ROLE_LIBRARY);
+#undef ENLIST
     return count;
 }
 
@@ -754,18 +787,23 @@ static int time_contenders(const track *t, const flow_point *at, const char *blo
         die(EXIT_CUDA, "out of host memory");
     t->timed_tasks(at, cs, count, entries);
     entries[0].role = ROLE_CEILING;
-    int start = 0;
+    // The speedup columns: over the step's start and over the track's first
+    // kernel (the start itself in the first step); absent under --only
+    // without them.
+    int start = -1, first = -1;
     for (int i = 0; i < count; i++) {
         entries[i + 1].id = cs[i].kernel->id;
         entries[i + 1].role = cs[i].role;
         entries[i + 1].label = cs[i].kernel->label;
         if (cs[i].role == ROLE_START)
             start = i + 1;
+        if (cs[i].role == ROLE_FIRST || (cs[i].role == ROLE_START && same_kernel(cs[i].kernel, t->first)))
+            first = i + 1;
     }
     char config[160];
     snprintf(config, sizeof config, "step=%s\tn=%llu\tblock=%s\treps=%d", at->step, at->n, block, opt->reps);
     set_activity("timing at %s=%llu, block %s", t->size_symbol, at->n, block);
-    time_and_report(opt, config, entries, entries_count, start, t->rate_unit, t->ceiling_name, pct);
+    time_and_report(opt, config, entries, entries_count, start, first, t->rate_unit, t->ceiling_name, pct);
 
     // Every timed run of each kernel must have left a right result too.
     int wrong = 0;
@@ -779,7 +817,7 @@ static int time_contenders(const track *t, const flow_point *at, const char *blo
                 role_names[cs[i].role], why);
     }
     // A graded rate beyond the ceiling's: the timed call did not do the work.
-    if (rate_implausible(opt, cs[graded].kernel->label, pct[graded + 1], t->ceiling_name))
+    if (graded >= 0 && rate_implausible(opt, cs[graded].kernel->label, pct[graded + 1], t->ceiling_name))
         wrong++;
     set_activity("%s", "");
     free(entries);
@@ -830,10 +868,13 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
     contender *cs = (contender *)calloc(3 + s->compare_count + s->yours_count + s->beyond_count, sizeof *cs);
     if (!cs)
         die(EXIT_USAGE, "out of host memory");
-    int graded = -1;
-    int count = line_up(t, s, opt.check_only, cs, &graded);
-    if (graded < 0)
+    if (s->yours_count == 0)
         die(EXIT_USAGE, "%s lists none of the learner's kernels: its main.cu needs at least one in `yours`", s->name);
+    int graded;
+    int count = line_up(t, s, &opt, cs, &graded);
+    if (count == 0)
+        usage_error("--only leaves no kernel to run here%s",
+                    opt.only & (1u << ROLE_BEYOND) ? " (the kernels past the lesson are in the reference solution only)" : "");
 
     open_device();
     if (t->open)
@@ -864,9 +905,10 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
                     printf("\n%s, block %s, %d repetitions; all %d kernels correct\n", size, block, opt.reps, count);
                 }
                 failures += time_contenders(t, &at, block, cs, count, graded);
-                failures += check_refilled(t, &at, &cs[graded], b);
+                if (graded >= 0)
+                    failures += check_refilled(t, &at, &cs[graded], b);
             }
-            if (wrong == 0)
+            if (wrong == 0 && graded >= 0)
                 findings += audit_graded(t, &at, &cs[graded]);
         }
         t->release();

@@ -71,6 +71,7 @@ typedef struct {
     unsigned long long seed;
     bool check_only;  // --check: correctness only, no timing
     bool machine;     // --machine: records for the grader instead of a table
+    unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all
 } options;
 
 // Which blocks a program accepts (-b), and the one it uses without -b.

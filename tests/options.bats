@@ -28,6 +28,7 @@ setup() {
 bad_options=(
     "--bogus" "-x" "-n" "-n 0" "-n abc" "-n -5" "-n 1,,2" "-n 1," "-n 2^99" "-n 99999999999" "-n 2^3-9" "-n 2^20+" "-n 2^20+x" "-n 2^4*2"
     "-b" "-b 0" "-b abc" "-b 100000" "-r 0" "-r many" "-s x" "stray"
+    "--only" "--only bogus" "--only ceiling" "--only yours,,beyond" "-o Yours"
 )
 
 @test "every program refuses bad options with exit 2 and one line on stderr, before touching the GPU" {
@@ -43,6 +44,19 @@ bad_options=(
             [[ $stderr == "$(basename "$program"): "* ]] || fail "$(basename "$program") $args: message does not name the program: $stderr"
         done
     done < <(all_programs)
+}
+
+@test "--only runs the kernels of the roles it names; the kernels past the lesson are the solution's" {
+    local exercise=$WORKBOOK_DIR/03-tiled-matmul/tiled_matmul
+    run --separate-stderr env CUDA_VISIBLE_DEVICES= "$exercise" --only beyond
+    assert_failure 2
+    assert_equal "$stderr" "tiled_matmul: --only leaves no kernel to run here (the kernels past the lesson are in the reference solution only) (try --help)"
+    # Roles that the exercise has pass the options, and reach for the GPU.
+    run env CUDA_VISIBLE_DEVICES= "$exercise" --only yours,start -n 100
+    assert_failure 77
+    [ -x "${exercise}_solution" ] || skip "the solution of 03 is not built"
+    run env CUDA_VISIBLE_DEVICES= "${exercise}_solution" --only beyond -n 8192
+    assert_failure 77
 }
 
 @test "each track refuses the block sizes it cannot run" {
