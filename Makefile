@@ -22,7 +22,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))
 PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-mutants test-toolkits doctor grade bench calibrate readme-figures sanitize profile clean harness micro-atomics handout $(STEPS)
+.PHONY: all help test test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile clean harness micro-atomics handout $(STEPS)
 
 all: $(STEPS)
 
@@ -40,6 +40,7 @@ help:
 	@echo "make grade [EX=04]   grade your exercises (SOLUTIONS=1: the reference solutions; JUNIT=file)"
 	@echo "                     (in a step's folder, make grade grades that step; make help there lists the rest)"
 	@echo "make bench           time every reference solution: the progression table, CSV and plot"
+	@echo "make bench-sweep     the kernels past the lesson against cuBLAS from N = 256 to 8192: CSV, table, plot"
 	@echo "make calibrate       measure this GPU and write its own speed thresholds"
 	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
@@ -75,6 +76,9 @@ endef
 bench: $(SOLVED)
 	$(call say_unsolved,bench)
 	$(if $(SOLVED),common/bench.sh $(SOLVED))
+
+bench-sweep: $(SOLVED)
+	$(if $(SOLVED),common/bench-sweep.sh,@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
 
 calibrate: $(SOLVED)
 	$(call say_unsolved,calibrate)

@@ -4,7 +4,8 @@
 # records of a `make bench` run (default results/bench.log): the step's whole
 # table as its program printed it, the GPU, the size, the block, the date.
 # The top-level README's <!-- bench:progression --> block gets the
-# progression table that make bench printed.
+# progression table that make bench printed; the atomics table, each step's
+# last make profile and make bench-sweep go into their blocks too (below).
 # Called by `make readme-figures`; the figures in the READMEs come from here,
 # never from hand-copied numbers.
 # A log without a single timed kernel (a run that found no GPU, say) changes
@@ -97,4 +98,21 @@ for readme in "$root"/[0-9][0-9]-*/README.md; do
     $0 == "<!-- /profile -->" { skip = 0 }
     !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
     echo "updated $readme (profile)" >&2
+done
+
+# Each step's last `make bench-sweep` table (results/sweep-NN.txt) into its
+# README's <!-- sweep:NN --> block, and its plot (sweep-NN.svg) beside the
+# README, as sweep.svg.
+for readme in "$root"/[0-9][0-9]-*/README.md; do
+    number=$(basename "$(dirname "$readme")"); number=${number%%-*}
+    grep -q "^<!-- sweep:$number -->$" "$readme" || continue
+    swept=$(dirname "$log")/sweep-$number.txt
+    [ -s "$swept" ] || { echo "readme-figures: no $swept: step $number's sweep stays as it is (make bench-sweep writes it)" >&2; continue; }
+    awk -v number="$number" -v table="$(cat "$swept")" '
+    $0 == "<!-- sweep:" number " -->" { print; print "```"; print table; print "```"; skip = 1; next }
+    $0 == "<!-- /sweep -->" { skip = 0 }
+    !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    plot=$(dirname "$log")/sweep-$number.svg
+    [ -s "$plot" ] && cp "$plot" "$(dirname "$readme")/sweep.svg"
+    echo "updated $readme (sweep)" >&2
 done

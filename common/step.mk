@@ -34,6 +34,9 @@ $(if $(PROGRAM),,$(error steps.conf: $(STEP) has no program=))
 $(if $(filter matmul reduction,$(TRACK)),,$(error steps.conf: $(STEP) has track=$(TRACK); it must be matmul or reduction))
 SOLUTION_SRC := $(abspath $(COMMON_DIR)/../solutions/$(STEP)/$(PROGRAM).cu)
 BUILD := build
+# The solution's kernels past the lesson, when its entry names files for them.
+BEYOND_SOURCES := $(call step_field,beyond_sources)
+BEYOND_OBJS := $(patsubst %.cu,$(BUILD)/beyond-%.o,$(BEYOND_SOURCES))
 
 ifeq ($(TRACK),matmul)
   LDLIBS += -lcublas
@@ -93,13 +96,16 @@ endif
 $(PROGRAM): $(BUILD)/exercise.o $(SHARED_OBJS)
 	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
 
-$(PROGRAM)_solution: $(BUILD)/solution.o $(SHARED_OBJS)
+$(PROGRAM)_solution: $(BUILD)/solution.o $(BEYOND_OBJS) $(SHARED_OBJS)
 	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
 
 $(BUILD)/exercise.o: $(PROGRAM).cu $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/solution.o: $(SOLUTION_SRC) $(BUILD)/flags
+	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+
+$(BUILD)/beyond-%.o: $(dir $(SOLUTION_SRC))%.cu $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/main.o: main.cu $(BUILD)/flags $(BUILD)/step-defines

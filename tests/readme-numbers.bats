@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The READMEs' measured figures come from a run: the tables that
-# `make readme-figures` writes between <!-- bench:... -->, <!-- micro:atomics -->
-# or <!-- profile:NN --> and their closing markers. A speedup ("1.61x"), a
+# `make readme-figures` writes between <!-- bench:... -->, <!-- micro:atomics -->,
+# <!-- profile:NN --> or <!-- sweep:NN --> and their closing markers. A speedup ("1.61x"), a
 # time ("0.1635 ms") or a share ("53.8%") in the prose around them must be one
 # of those figures (to the digits the prose gives), a threshold or figure
 # from steps.conf, or stand in a paragraph that says where it comes
@@ -17,8 +17,8 @@ load helpers
 # figures prose may quote.
 measured_figures() {
     awk '
-    /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+) -->$/ { inside = 1; next }
-    /^<!-- \/(bench|micro|profile) -->$/ { inside = 0; next }
+    /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ { inside = 1; next }
+    /^<!-- \/(bench|micro|profile|sweep) -->$/ { inside = 0; next }
     inside { while (match($0, /[0-9]+(\.[0-9]+)?/)) { print substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH) } }
     ' "$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md
     grep -oE '[0-9]+\.[0-9]+' "$WORKBOOK_DIR/steps.conf"
@@ -45,8 +45,8 @@ unmatched_figures() {
             para = ""; count = 0
         }
         FNR == NR { pool[$0] = 1; next }
-        /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+) -->$/ { check(); inside = 1; next }
-        /^<!-- \/(bench|micro|profile) -->$/ { inside = 0; next }
+        /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ { check(); inside = 1; next }
+        /^<!-- \/(bench|micro|profile|sweep) -->$/ { inside = 0; next }
         inside { next }
         /^[[:space:]]*$/ { check(); next }
         { para = para " " $0; text[++count] = $0; at[count] = FNR }
@@ -179,10 +179,10 @@ profile_figure_problems() {
                 print name ":" FNR ": the paragraph before the block does not say that make readme-figures writes it from " command
             profiles[block] = 1
         }
-        /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+) -->$/ {
+        /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ {
             check(); inside = $0; opened = FNR; header = ""; next
         }
-        /^<!-- \/(bench|micro|profile) -->$/ {
+        /^<!-- \/(bench|micro|profile|sweep) -->$/ {
             if (inside ~ /profile/ && header == "") print name ":" opened ": an empty profile block"
             inside = ""; next
         }

@@ -1,0 +1,615 @@
+// sgemm_road.cu: past step 03 -- the road from register blocking towards cuBLAS.
+//
+// Five stages, one idea each, each its own kernel and run_ function, in plain
+// fp32 FMAs (no tensor cores, no TF32). All compute C = A * B for row-major
+// n x n matrices, for every n >= 1. Each ignores `block` and picks its own.
+//
+// Measured on an NVIDIA H100 80GB HBM3 (CUDA 13.0), interleaved with cuBLAS
+// SGEMM in its default math mode, median of 30 runs, L2 flushed before each
+// (cuBLAS: about 50,000 GFLOP/s at both sizes):
+//
+//                                                  N = 2048            N = 4096
+//                                               GFLOP/s  % cuBLAS   GFLOP/s  % cuBLAS
+//   1. register blocking, 8x8 per thread         32,453    64.8      34,772    68.8
+//   2. 16-byte loads everywhere                  33,365    66.6      32,473    64.3
+//   3. warp tiling                               37,586    75.0      37,161    73.6
+//   4. double buffering (cp.async)               38,635    77.1      39,642    78.5
+//   5. tuned: 128x256 tiles, block order         45,586    91.0      46,441    91.9
+//
+// Stage 2 is slower than stage 1 at N = 4096: its wide loads bring bank
+// conflicts, which stage 3 removes. Percentages move with cuBLAS, which ran
+// at 2.67 to 2.76 ms at N = 4096 from one process to the next (stage 5: 2.96).
+#include "matmul.h"
+
+// ===========================================================================
+// Shared by the stages
+// ===========================================================================
+
+// Four consecutive floats of row r of the n x n matrix M, from column c on;
+// zeros past its edges. One 16-byte load where the row allows it.
+static __device__ __forceinline__ float4 load4(const float *M, int r, int c, int n, bool rows_aligned)
+{
+    if (rows_aligned && r < n && c < n)  // c is a multiple of 4, and so is n: c + 3 < n too
+        return *reinterpret_cast<const float4 *>(&M[r * n + c]);
+    float4 v;
+    v.x = (r < n && c + 0 < n) ? M[r * n + c + 0] : 0.0f;
+    v.y = (r < n && c + 1 < n) ? M[r * n + c + 1] : 0.0f;
+    v.z = (r < n && c + 2 < n) ? M[r * n + c + 2] : 0.0f;
+    v.w = (r < n && c + 3 < n) ? M[r * n + c + 3] : 0.0f;
+    return v;
+}
+
+// Four floats of shared memory (16-byte aligned) into frag[0..3]: one 16-byte load.
+static __device__ __forceinline__ void lds4(float *frag, const float *p)
+{
+    float4 v = *reinterpret_cast<const float4 *>(p);
+    frag[0] = v.x, frag[1] = v.y, frag[2] = v.z, frag[3] = v.w;
+}
+
+// v[0..3] into C[r][c..c+3]: one 16-byte store where the row allows it, else
+// element by element, leaving out what lies past the edges.
+static __device__ __forceinline__ void store4(float *C, int r, int c, int n, bool rows_aligned, const float *v)
+{
+    if (r >= n)
+        return;
+    if (rows_aligned && c < n) {
+        *reinterpret_cast<float4 *>(&C[r * n + c]) = make_float4(v[0], v[1], v[2], v[3]);
+        return;
+    }
+    for (int j = 0; j < 4; j++)
+        if (c + j < n)
+            C[r * n + c + j] = v[j];
+}
+
+#if __CUDA_ARCH__ >= 800
+// cp.async (sm_80 and newer): a copy from global to shared memory that does
+// not pass through registers and does not stall the thread -- it lands while
+// the thread computes. With a source size of 0 it reads nothing and writes
+// zeros: the zeros past the matrix's edges (there the source is the
+// matrix's first element, so that no address past its end is even formed).
+static __device__ __forceinline__ void cp_async4(float *dst, const float *src, bool in_bounds)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(__cvta_generic_to_global(src)), "r"(in_bounds ? 4 : 0)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool in_bounds)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+                 "l"(__cvta_generic_to_global(src)), "r"(in_bounds ? 16 : 0)
+                 : "memory");
+}
+
+// Wait until every cp.async this thread issued has landed (other threads'
+// copies become visible to it only after a barrier).
+static __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+#endif
+
+// ===========================================================================
+// Stage 1: register blocking
+// ===========================================================================
+// Each thread computes an 8x8 patch of C: per step along k it reads 8 values
+// of A's tile and 8 of B's from shared memory and does 64 FMAs with them, 4
+// FMAs per shared load instead of the tiled kernel's 1 per 2. A block of 256
+// threads covers a 128x128 tile of C, 8 deep along k per trip: from global
+// memory, 2,048 floats per 131,072 FMAs.
+//
+// A thread's patch is spread out -- rows tr, tr+16, ..., columns tc, tc+16,
+// ... -- so that at each load the 16 threads of a half-warp read 16
+// consecutive words of b_tile (no bank conflict) and one of a_tile (a
+// broadcast). A's tile is stored transposed, a_tile[k][m], so that a
+// thread's values of A for one k lie along a row, as B's do.
+namespace blocked {
+enum {
+    BM = 128, BN = 128,  // the block's tile of C
+    BK = 8,              // the depth of the tiles of A and B per trip
+    TM = 8, TN = 8,      // each thread's patch of C
+    SPREAD_M = BM / TM, SPREAD_N = BN / TN,  // 16: the stride between a thread's rows, and columns
+    THREADS = SPREAD_M * SPREAD_N,           // 256
+};
+
+__global__ void __launch_bounds__(THREADS) sgemm_blocked(const float *A, const float *B, float *C, int n)
+{
+    __shared__ float a_tile[BK][BM];  // transposed: a_tile[k][m]
+    __shared__ __align__(16) float b_tile[BK][BN];
+    const int tid = threadIdx.x;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const int tr = tid / SPREAD_N, tc = tid % SPREAD_N;  // this thread's first row and column in the tile
+
+    // Loading: each tile holds 1024 floats, four consecutive ones per thread.
+    const int a_row = tid / (BK / 4), a_k = (tid % (BK / 4)) * 4;
+    const int b_k = tid / (BN / 4), b_col = (tid % (BN / 4)) * 4;
+    const bool rows_aligned = n % 4 == 0;  // every row starts on 16 bytes
+
+    float acc[TM][TN] = {};
+    for (int k0 = 0; k0 < n; k0 += BK) {
+        float4 a = load4(A, row0 + a_row, k0 + a_k, n, rows_aligned);
+        a_tile[a_k + 0][a_row] = a.x;
+        a_tile[a_k + 1][a_row] = a.y;
+        a_tile[a_k + 2][a_row] = a.z;
+        a_tile[a_k + 3][a_row] = a.w;
+        *reinterpret_cast<float4 *>(&b_tile[b_k][b_col]) = load4(B, k0 + b_k, col0 + b_col, n, rows_aligned);
+        __syncthreads();  // both tiles complete before anyone reads them
+
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            float a_frag[TM], b_frag[TN];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+                a_frag[i] = a_tile[k][tr + SPREAD_M * i];
+#pragma unroll
+            for (int j = 0; j < TN; j++)
+                b_frag[j] = b_tile[k][tc + SPREAD_N * j];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++)
+                    acc[i][j] += a_frag[i] * b_frag[j];
+        }
+        __syncthreads();  // everyone done reading before the next trip overwrites the tiles
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        int r = row0 + tr + SPREAD_M * i;
+#pragma unroll
+        for (int j = 0; j < TN; j++) {
+            int c = col0 + tc + SPREAD_N * j;
+            if (r < n && c < n)
+                C[r * n + c] = acc[i][j];
+        }
+    }
+}
+}  // namespace blocked
+
+void run_sgemm_blocked(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    dim3 grid(ceil_div(n, blocked::BN), ceil_div(n, blocked::BM));  // its own block shape, whatever `block` says
+    blocked::sgemm_blocked<<<grid, blocked::THREADS>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ===========================================================================
+// Stage 2: 16-byte loads everywhere
+// ===========================================================================
+// Stage 1 reads its 16 fragment values with 16 four-byte shared loads per
+// step of k, and writes C four bytes at a time. One 16-byte load moves four
+// floats for the price of one instruction: make each thread's patch 8
+// consecutive rows by 8 consecutive columns, so that its 8 values of A (a
+// row of the transposed a_tile) and its 8 of B are two float4 each: 4 shared
+// loads per 64 FMAs instead of 16, and C written as float4.
+//
+// The cost shows in the banks. A warp's 16-byte loads are served a quarter
+// of a warp (8 lanes, 128 bytes) at a time, in one pass -- a wavefront --
+// when those 8 lanes hit each bank at most once. Here a warp is 2 rows of 16
+// threads, and at each k the 8 lanes of a quarter read b_tile at columns 0,
+// 8, ..., 56: float4 32 bytes apart, so lanes 0 and 4 land in the same four
+// banks -- a 2-way conflict, 8 wavefronts per load of B instead of 4. ncu
+// at N = 2048: 33.6 million bank conflicts (stage 1: 6,096), 83.9 million
+// shared-load wavefronts against stage 1's 67.1 million, despite 4 times
+// fewer load instructions. Stage 3 fixes the layout.
+namespace vectorized {
+enum {
+    BM = 128, BN = 128, BK = 8,
+    TM = 8, TN = 8,                       // each thread's patch: 8 consecutive rows by 8 consecutive columns
+    THREADS = (BM / TM) * (BN / TN),      // 256
+};
+
+__global__ void __launch_bounds__(THREADS) sgemm_vectorized(const float *A, const float *B, float *C, int n)
+{
+    __shared__ __align__(16) float a_tile[BK][BM];  // transposed: a_tile[k][m]
+    __shared__ __align__(16) float b_tile[BK][BN];
+    const int tid = threadIdx.x;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const int tr = tid / (BN / TN) * TM, tc = tid % (BN / TN) * TN;  // this thread's patch starts at (tr, tc)
+
+    const int a_row = tid / (BK / 4), a_k = (tid % (BK / 4)) * 4;
+    const int b_k = tid / (BN / 4), b_col = (tid % (BN / 4)) * 4;
+    const bool rows_aligned = n % 4 == 0;
+
+    float acc[TM][TN] = {};
+    for (int k0 = 0; k0 < n; k0 += BK) {
+        float4 a = load4(A, row0 + a_row, k0 + a_k, n, rows_aligned);
+        a_tile[a_k + 0][a_row] = a.x;
+        a_tile[a_k + 1][a_row] = a.y;
+        a_tile[a_k + 2][a_row] = a.z;
+        a_tile[a_k + 3][a_row] = a.w;
+        *reinterpret_cast<float4 *>(&b_tile[b_k][b_col]) = load4(B, k0 + b_k, col0 + b_col, n, rows_aligned);
+        __syncthreads();
+
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            float a_frag[TM], b_frag[TN];
+#pragma unroll
+            for (int i = 0; i < TM; i += 4)
+                lds4(&a_frag[i], &a_tile[k][tr + i]);
+#pragma unroll
+            for (int j = 0; j < TN; j += 4)
+                lds4(&b_frag[j], &b_tile[k][tc + j]);
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++)
+                    acc[i][j] += a_frag[i] * b_frag[j];
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            store4(C, row0 + tr + i, col0 + tc + j, n, rows_aligned, &acc[i][j]);
+}
+}  // namespace vectorized
+
+void run_sgemm_vectorized(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    dim3 grid(ceil_div(n, vectorized::BN), ceil_div(n, vectorized::BM));
+    vectorized::sgemm_vectorized<<<grid, vectorized::THREADS>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ===========================================================================
+// Stage 3: warp tiling
+// ===========================================================================
+// Arrange the threads by warp. The 8 warps of a block split its 128x128
+// tile into 4 x 2 warp tiles of 32x64; a warp's 32 lanes stand 4 by 8 over
+// its tile, and each lane owns 2 x 2 sub-patches of 4x4, 16 rows and 32
+// columns apart:
+//
+//     rows    warp_m*32 + {0, 16} + lane_m*4 + {0..3}      (lane_m = 0..3)
+//     columns warp_n*64 + {0, 32} + lane_n*4 + {0..3}      (lane_n = 0..7)
+//
+// At each k the 8 lanes of each quarter-warp load 8 consecutive float4 of
+// b_tile -- 128 bytes, all 32 banks once: one wavefront each, 4 for the
+// warp, the least that 512 bytes can take -- and a warp's loads of a_tile
+// ask for 4 consecutive float4, each shared by 8 lanes (a broadcast: 2
+// wavefronts). The 16-byte loads stay, the conflicts go: ncu at N = 2048
+// counts 5,378 of them (stage 2: 33.6 million) and 50.3 million wavefronts
+// (stage 1: 67.1 million). The rows of a_tile are padded by 4 floats so
+// that the transposing stores, 16 rows by 2 k per warp, fall in 32
+// different banks too: 0.34 million store conflicts instead of 2.3 million.
+namespace warptiled {
+enum {
+    BM = 128, BN = 128, BK = 8,
+    WM = 32, WN = 64,                          // a warp's tile of C
+    WARPS_N = BN / WN,                         // 2 warps across, 4 down
+    THREADS = (BM / WM) * WARPS_N * 32,        // 256
+    LANES_N = 8, LANES_M = 32 / LANES_N,       // a warp's lanes, 4 by 8
+    TM = WM / LANES_M, TN = WN / LANES_N,      // 8 x 8 per thread
+    A_PAD = 4,                                 // floats after each row of a_tile: keeps 16-byte alignment
+};
+
+// One trip's FMAs: BK steps of an outer product of this thread's fragments.
+static __device__ __forceinline__ void warp_tile_step(const float (*a_tile)[BM + A_PAD], const float (*b_tile)[BN],
+                                                      int a_m, int b_n, float (&acc)[TM][TN])
+{
+#pragma unroll
+    for (int k = 0; k < BK; k++) {
+        float a_frag[TM], b_frag[TN];
+#pragma unroll
+        for (int i = 0; i < TM; i += 4)
+            lds4(&a_frag[i], &a_tile[k][a_m + i / 4 * (LANES_M * 4)]);
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            lds4(&b_frag[j], &b_tile[k][b_n + j / 4 * (LANES_N * 4)]);
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++)
+                acc[i][j] += a_frag[i] * b_frag[j];
+    }
+}
+
+// The thread's 2 x 2 sub-patches of 4x4 into C, a float4 per row of each.
+static __device__ __forceinline__ void store_patch(float *C, int n, int r0, int c0, const float (&acc)[TM][TN])
+{
+    const bool rows_aligned = n % 4 == 0;
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            store4(C, r0 + i / 4 * (LANES_M * 4) + i % 4, c0 + j / 4 * (LANES_N * 4), n, rows_aligned, &acc[i][j]);
+}
+
+__global__ void __launch_bounds__(THREADS) sgemm_warptiled(const float *A, const float *B, float *C, int n)
+{
+    __shared__ __align__(16) float a_tile[BK][BM + A_PAD];  // transposed: a_tile[k][m]
+    __shared__ __align__(16) float b_tile[BK][BN];
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    // This thread's first row and column within the block's tile.
+    const int a_m = warp / WARPS_N * WM + lane / LANES_N * 4;
+    const int b_n = warp % WARPS_N * WN + lane % LANES_N * 4;
+
+    const int a_row = tid / (BK / 4), a_k = (tid % (BK / 4)) * 4;
+    const int b_k = tid / (BN / 4), b_col = (tid % (BN / 4)) * 4;
+    const bool rows_aligned = n % 4 == 0;
+
+    float acc[TM][TN] = {};
+    for (int k0 = 0; k0 < n; k0 += BK) {
+        float4 a = load4(A, row0 + a_row, k0 + a_k, n, rows_aligned);
+        a_tile[a_k + 0][a_row] = a.x;
+        a_tile[a_k + 1][a_row] = a.y;
+        a_tile[a_k + 2][a_row] = a.z;
+        a_tile[a_k + 3][a_row] = a.w;
+        *reinterpret_cast<float4 *>(&b_tile[b_k][b_col]) = load4(B, k0 + b_k, col0 + b_col, n, rows_aligned);
+        __syncthreads();
+        warp_tile_step(a_tile, b_tile, a_m, b_n, acc);
+        __syncthreads();
+    }
+    store_patch(C, n, row0 + a_m, col0 + b_n, acc);
+}
+}  // namespace warptiled
+
+void run_sgemm_warptiled(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    dim3 grid(ceil_div(n, warptiled::BN), ceil_div(n, warptiled::BM));
+    warptiled::sgemm_warptiled<<<grid, warptiled::THREADS>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ===========================================================================
+// Stage 4: double buffering
+// ===========================================================================
+// Until now each trip loads its tiles, waits for them at a barrier, computes,
+// and waits again: while the loads travel (several hundred cycles from L2 or
+// DRAM) a block's warps have nothing to do. Give the tiles two buffers: while
+// the block computes on one, the next trip's tiles land in the other. One
+// barrier per trip is then enough: the buffer written in trip t was last
+// read in trip t - 1, before that trip's barrier.
+//
+// On sm_80 and newer the copy is cp.async, straight from global to shared
+// memory: the thread issues it, computes, and waits for it only at the end of
+// the trip. A's tile is transposed as it lands, one 4-byte copy per element;
+// the 32 lanes of a warp copy 4 rows by 8 k -- four 32-byte sectors from
+// global memory, and 32 different banks of the padded a_tile. Before sm_80
+// the next tiles go through registers: loaded before the FMAs, stored to
+// shared memory after them.
+//
+// Registers: the second buffer's addresses and the copies in flight cost
+// some, and left alone ptxas takes over 150 per thread -- one block of 256
+// threads per SM (65,536 registers), half stage 3's occupancy. A first
+// version ran so at 68% of cuBLAS at N = 4096, below stage 3's 73.5%.
+// __launch_bounds__(THREADS, 2) asks for two blocks per SM: at most 128
+// registers, which it fits without spilling (125).
+//
+// On the H100 the register-staged path, built for sm_90 in a test copy, ran
+// faster than cp.async at this tile: 81.5% of cuBLAS against 78.5% at N =
+// 4096. Stage 5 comes back to this.
+namespace double_buffered {
+using namespace warptiled;  // the same tiles, warp tiles and patches as stage 3
+enum { MIN_BLOCKS_PER_SM = 2 };
+
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS_PER_SM)
+    sgemm_double_buffered(const float *A, const float *B, float *C, int n)
+{
+    __shared__ __align__(16) float a_tile[2][BK][BM + A_PAD];
+    __shared__ __align__(16) float b_tile[2][BK][BN];
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const int a_m = warp / WARPS_N * WM + lane / LANES_N * 4;
+    const int b_n = warp % WARPS_N * WN + lane % LANES_N * 4;
+    const bool rows_aligned = n % 4 == 0;
+    const int trips = (n + BK - 1) / BK;
+
+#if __CUDA_ARCH__ >= 800
+    // This thread's copies: of A, rows m, m + 32, m + 64, m + 96 at column k
+    // (a warp: 4 rows by 8 k); of B, one float4.
+    enum { A_COPIES = BM * BK / THREADS, A_ROW_STEP = THREADS / BK };
+    const int m = tid / BK, k = tid % BK;
+    const int b_k = tid / (BN / 4), b_col = tid % (BN / 4) * 4;
+    // Start copying the tiles at k0 into buffer `buf`.
+    auto copy_tiles = [&](int k0, int buf) {
+#pragma unroll
+        for (int i = 0; i < A_COPIES; i++) {
+            const int r = row0 + m + i * A_ROW_STEP, c = k0 + k;
+            const bool in = r < n && c < n;
+            cp_async4(&a_tile[buf][k][m + i * A_ROW_STEP], A + (in ? r * n + c : 0), in);
+        }
+        const int r = k0 + b_k, c = col0 + b_col;
+        if (rows_aligned) {
+            const bool in = r < n && c < n;
+            cp_async16(&b_tile[buf][b_k][b_col], B + (in ? r * n + c : 0), in);
+        } else {  // rows not on 16 bytes: four 4-byte copies
+            for (int j = 0; j < 4; j++) {
+                const bool in = r < n && c + j < n;
+                cp_async4(&b_tile[buf][b_k][b_col + j], B + (in ? r * n + c + j : 0), in);
+            }
+        }
+    };
+    copy_tiles(0, 0);
+    cp_async_wait_all();
+#else
+    const int a_row = tid / (BK / 4), a_k = (tid % (BK / 4)) * 4;
+    const int b_k = tid / (BN / 4), b_col = (tid % (BN / 4)) * 4;
+    float4 a_next, b_next;  // the next trip's share of the tiles, in registers
+    auto load_tiles = [&](int k0) {
+        a_next = load4(A, row0 + a_row, k0 + a_k, n, rows_aligned);
+        b_next = load4(B, k0 + b_k, col0 + b_col, n, rows_aligned);
+    };
+    auto store_tiles = [&](int buf) {
+        a_tile[buf][a_k + 0][a_row] = a_next.x;
+        a_tile[buf][a_k + 1][a_row] = a_next.y;
+        a_tile[buf][a_k + 2][a_row] = a_next.z;
+        a_tile[buf][a_k + 3][a_row] = a_next.w;
+        *reinterpret_cast<float4 *>(&b_tile[buf][b_k][b_col]) = b_next;
+    };
+    load_tiles(0);
+    store_tiles(0);
+#endif
+    __syncthreads();
+
+    float acc[TM][TN] = {};
+    for (int t = 0; t < trips; t++) {
+        const int buf = t % 2;
+        const bool more = t + 1 < trips;
+#if __CUDA_ARCH__ >= 800
+        if (more)
+            copy_tiles((t + 1) * BK, buf ^ 1);  // lands while we compute
+        warp_tile_step(a_tile[buf], b_tile[buf], a_m, b_n, acc);
+        cp_async_wait_all();  // this thread's copies have landed; the barrier makes everyone's visible
+#else
+        if (more)
+            load_tiles((t + 1) * BK);  // in flight during the FMAs
+        warp_tile_step(a_tile[buf], b_tile[buf], a_m, b_n, acc);
+        if (more)
+            store_tiles(buf ^ 1);
+#endif
+        __syncthreads();  // the next tiles complete; and everyone done with `buf` before trip t + 1 refills it
+    }
+    store_patch(C, n, row0 + a_m, col0 + b_n, acc);
+}
+}  // namespace double_buffered
+
+void run_sgemm_double_buffered(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    dim3 grid(ceil_div(n, double_buffered::BN), ceil_div(n, double_buffered::BM));
+    double_buffered::sgemm_double_buffered<<<grid, double_buffered::THREADS>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ===========================================================================
+// Stage 5: tuned on Hopper
+// ===========================================================================
+// Stage 4 with what measurably paid, tuned on an H100 (N = 4096, % of cuBLAS
+// in the same run; each change measured against the kernel without it):
+//
+//   - a 128x256 tile for the block, 64x64 for each of its 8 warps, 16x8 of C
+//     for each thread (4 x 2 sub-patches of 4x4). Per step of k a thread
+//     makes 6 shared loads for 128 FMAs, 21 FMAs a load instead of 16; per
+//     trip the block fetches 3,072 floats for 262,144 FMAs, 1/85 float per
+//     FMA instead of 1/64. It takes 215 registers a thread, so one block of 8
+//     warps per SM: the FMA units are kept busy by the 128 independent
+//     accumulators of each thread rather than by many warps. With cp.async
+//     as in stage 4: 84.8%, against 76.4% for the 128x128 tile;
+//   - the next tiles through registers again, on every GPU: at this tile the
+//     register-staged copy beats cp.async on the H100, 88.8% against 84.8%
+//     (and three cp.async buffers, 86.0%). cp.async saves registers, which no
+//     longer limit anything here, and A's tile, transposed as it lands,
+//     costs one 4-byte cp.async per float where the registers take one
+//     16-byte load for four;
+//   - the block order, in groups of GROUP_M tile rows (below): 2.95 ms
+//     against 3.01 at N = 4096 (+1.9%), 0.376 against 0.381 at N = 2048.
+//
+// Tried and dropped (N = 4096, points of cuBLAS): 16 deep along k (-1.2),
+// 32 deep (with cp.async, -0.5 to -1.7), three or four cp.async buffers
+// instead of registers (-2.8 to -4), a 256x128 tile (-0.7 to -3.3), 8x16 per
+// thread instead of 16x8 (-0.2 to -2.2), 512-thread blocks with 8x8 per
+// thread (-7.7), cp.async for B alone (-1.6).
+namespace tuned {
+enum {
+    BM = 128, BN = 256, BK = 8,
+    WM = 64, WN = 64,                          // a warp's tile of C
+    WARPS_N = BN / WN,                         // 4 warps across, 2 down
+    THREADS = (BM / WM) * WARPS_N * 32,        // 256
+    LANES_N = 8, LANES_M = 32 / LANES_N,       // a warp's lanes, 4 by 8
+    TM = WM / LANES_M, TN = WN / LANES_N,      // 16 x 8 per thread
+    A_STRIDE = BM + 4,                         // a_tile's rows, padded as in stage 3
+    B_LOADS = BK * BN / 4 / THREADS,           // float4 of B per thread and trip: 2 (and 1 of A)
+    B_ROW_STEP = THREADS / (BN / 4),           // 4: the rows between a thread's two
+    GROUP_M = 8,                               // tile rows per group in the block order
+};
+
+static __device__ __forceinline__ void warp_tile_step(const float (*a_tile)[A_STRIDE], const float (*b_tile)[BN],
+                                                      int a_m, int b_n, float (&acc)[TM][TN])
+{
+#pragma unroll
+    for (int k = 0; k < BK; k++) {
+        float a_frag[TM], b_frag[TN];
+#pragma unroll
+        for (int i = 0; i < TM; i += 4)
+            lds4(&a_frag[i], &a_tile[k][a_m + i / 4 * (LANES_M * 4)]);
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            lds4(&b_frag[j], &b_tile[k][b_n + j / 4 * (LANES_N * 4)]);
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++)
+                acc[i][j] += a_frag[i] * b_frag[j];
+    }
+}
+
+// The block order: the grid is one-dimensional, and consecutive blocks go
+// down a group of GROUP_M tile rows before they move one tile right -- the
+// usual "swizzle" that keeps the blocks running at one time on few panels of
+// A and B, for the L2 cache. It measured 1.6 to 1.9% faster than the plain
+// two-dimensional grid, but not for the usual reason: groups of 2 or 8 rows,
+// or of 4 or 8 columns, all gave the same time, the plain column-by-column
+// order did not help, and ncu showed no better L2 hit rate (80% against
+// 83%) and as many bytes from DRAM. Kept because it measured; why, the
+// measurements leave open.
+static __device__ __forceinline__ void tile_origin(int n, int &row0, int &col0)
+{
+    const int tiles_m = (n + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+    const int first_m = blockIdx.x / (GROUP_M * tiles_n) * GROUP_M;  // this group's first tile row
+    const int group_rows = min(GROUP_M, tiles_m - first_m);          // fewer in the last group
+    const int in_group = blockIdx.x % (GROUP_M * tiles_n);
+    row0 = (first_m + in_group % group_rows) * BM;
+    col0 = in_group / group_rows * BN;
+}
+
+__global__ void __launch_bounds__(THREADS) sgemm_tuned(const float *A, const float *B, float *C, int n)
+{
+    __shared__ __align__(16) float a_tile[2][BK][A_STRIDE];  // 24.8 KB in all
+    __shared__ __align__(16) float b_tile[2][BK][BN];
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    int row0, col0;
+    tile_origin(n, row0, col0);
+    const int a_m = warp / WARPS_N * WM + lane / LANES_N * 4;
+    const int b_n = warp % WARPS_N * WN + lane % LANES_N * 4;
+    const bool rows_aligned = n % 4 == 0;
+    const int trips = (n + BK - 1) / BK;
+
+    const int a_row = tid / (BK / 4), a_k = (tid % (BK / 4)) * 4;
+    const int b_k = tid / (BN / 4), b_col = (tid % (BN / 4)) * 4;
+    float4 a_next, b_next[B_LOADS];  // the next trip's share of the tiles
+    auto load_tiles = [&](int k0) {
+        a_next = load4(A, row0 + a_row, k0 + a_k, n, rows_aligned);
+#pragma unroll
+        for (int i = 0; i < B_LOADS; i++)
+            b_next[i] = load4(B, k0 + b_k + i * B_ROW_STEP, col0 + b_col, n, rows_aligned);
+    };
+    auto store_tiles = [&](int buf) {
+        a_tile[buf][a_k + 0][a_row] = a_next.x;
+        a_tile[buf][a_k + 1][a_row] = a_next.y;
+        a_tile[buf][a_k + 2][a_row] = a_next.z;
+        a_tile[buf][a_k + 3][a_row] = a_next.w;
+#pragma unroll
+        for (int i = 0; i < B_LOADS; i++)
+            *reinterpret_cast<float4 *>(&b_tile[buf][b_k + i * B_ROW_STEP][b_col]) = b_next[i];
+    };
+    load_tiles(0);
+    store_tiles(0);
+    __syncthreads();
+
+    float acc[TM][TN] = {};
+    for (int t = 0; t < trips; t++) {
+        const int buf = t % 2;
+        const bool more = t + 1 < trips;
+        if (more)
+            load_tiles((t + 1) * BK);  // in flight during the FMAs
+        warp_tile_step(a_tile[buf], b_tile[buf], a_m, b_n, acc);
+        if (more)
+            store_tiles(buf ^ 1);
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            store4(C, row0 + a_m + i / 4 * (LANES_M * 4) + i % 4, col0 + b_n + j / 4 * (LANES_N * 4), n,
+                   rows_aligned, &acc[i][j]);
+}
+}  // namespace tuned
+
+void run_sgemm_tuned(const float *A, const float *B, float *C, int n, block_shape block)
+{
+    unsigned int blocks = ceil_div(n, tuned::BM) * ceil_div(n, tuned::BN);  // one-dimensional: see tile_origin
+    tuned::sgemm_tuned<<<blocks, tuned::THREADS>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}
