@@ -24,6 +24,16 @@ grep -q $'^device\t' "$log" && grep -q $'^time\t' "$log" || {
     exit 1
 }
 
+# fill_block README OPEN CLOSE TEXT: TEXT, as a code block, between the lines
+# OPEN and CLOSE of README (whatever stood there before goes).
+fill_block() {
+    awk -v opening="$2" -v closing="$3" -v text="$4" '
+    $0 == opening { print; print "```"; print text; print "```"; skip = 1; next }
+    $0 == closing { skip = 0 }
+    !skip' "$1" >"$1.new" && mv "$1.new" "$1" ||
+        { rm -f "$1.new"; echo "readme-figures: could not rewrite $1: it was left as it was" >&2; exit 1; }
+}
+
 for readme in "$root"/[0-9][0-9]-*/README.md; do
     step=$(basename "$(dirname "$readme")")
     number=${step%%-*}
@@ -62,10 +72,7 @@ if grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
     table=$(BENCH_RESULTS=$scratch "$root/common/bench.sh" --from "$log" 2>/dev/null)
     rm -rf "$scratch"
     grep -q '^Progression on ' <<<"$table" || { echo "readme-figures: no progression in $log: $readme left as it was" >&2; exit 1; }
-    awk -v table="$table" '
-    $0 == "<!-- bench:progression -->" { print; print "```"; print table; print "```"; skip = 1; next }
-    $0 == "<!-- /bench -->" { skip = 0 }
-    !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    fill_block "$readme" "<!-- bench:progression -->" "<!-- /bench -->" "$table"
     echo "updated $readme" >&2
 fi
 
@@ -76,10 +83,7 @@ micro=${MICRO_ATOMICS:-$(dirname "$log")/micro-atomics.txt}
 if [ -s "$micro" ]; then
     for readme in "$root"/README.md "$root"/[0-9][0-9]-*/README.md; do
         grep -q '^<!-- micro:atomics -->$' "$readme" || continue
-        awk -v table="$(cat "$micro")" '
-        $0 == "<!-- micro:atomics -->" { print; print "```"; print table; print "```"; skip = 1; next }
-        $0 == "<!-- /micro -->" { skip = 0 }
-        !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+        fill_block "$readme" "<!-- micro:atomics -->" "<!-- /micro -->" "$(cat "$micro")"
         echo "updated $readme (atomics)" >&2
     done
 else
@@ -93,10 +97,7 @@ for readme in "$root"/[0-9][0-9]-*/README.md; do
     grep -q "^<!-- profile:$number -->$" "$readme" || continue
     profiled=$(dirname "$log")/profile-$number.txt
     [ -s "$profiled" ] || { echo "readme-figures: no $profiled: step $number's profile stays as it is" >&2; continue; }
-    awk -v number="$number" -v table="$(cat "$profiled")" '
-    $0 == "<!-- profile:" number " -->" { print; print "```"; print table; print "```"; skip = 1; next }
-    $0 == "<!-- /profile -->" { skip = 0 }
-    !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    fill_block "$readme" "<!-- profile:$number -->" "<!-- /profile -->" "$(cat "$profiled")"
     echo "updated $readme (profile)" >&2
 done
 
@@ -108,10 +109,7 @@ for readme in "$root"/[0-9][0-9]-*/README.md; do
     grep -q "^<!-- sweep:$number -->$" "$readme" || continue
     swept=$(dirname "$log")/sweep-$number.txt
     [ -s "$swept" ] || { echo "readme-figures: no $swept: step $number's sweep stays as it is (make bench-sweep writes it)" >&2; continue; }
-    awk -v number="$number" -v table="$(cat "$swept")" '
-    $0 == "<!-- sweep:" number " -->" { print; print "```"; print table; print "```"; skip = 1; next }
-    $0 == "<!-- /sweep -->" { skip = 0 }
-    !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    fill_block "$readme" "<!-- sweep:$number -->" "<!-- /sweep -->" "$(cat "$swept")"
     plot=$(dirname "$log")/sweep-$number.svg
     [ -s "$plot" ] && cp "$plot" "$(dirname "$readme")/sweep.svg"
     echo "updated $readme (sweep)" >&2
