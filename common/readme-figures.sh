@@ -91,26 +91,18 @@ else
 fi
 
 # Each step's last `make profile` output (results/profile-NN.txt, headed by
-# what ran where) into its README's <!-- profile:NN --> block.
-for readme in "$root"/[0-9][0-9]-*/README.md; do
-    number=$(basename "$(dirname "$readme")"); number=${number%%-*}
-    grep -q "^<!-- profile:$number -->$" "$readme" || continue
-    profiled=$(dirname "$log")/profile-$number.txt
-    [ -s "$profiled" ] || { echo "readme-figures: no $profiled: step $number's profile stays as it is" >&2; continue; }
-    fill_block "$readme" "<!-- profile:$number -->" "<!-- /profile -->" "$(cat "$profiled")"
-    echo "updated $readme (profile)" >&2
-done
-
-# Each step's last `make bench-sweep` table (results/sweep-NN.txt) into its
-# README's <!-- sweep:NN --> block, and its plot (sweep-NN.svg) beside the
-# README, as sweep.svg.
-for readme in "$root"/[0-9][0-9]-*/README.md; do
-    number=$(basename "$(dirname "$readme")"); number=${number%%-*}
-    grep -q "^<!-- sweep:$number -->$" "$readme" || continue
-    swept=$(dirname "$log")/sweep-$number.txt
-    [ -s "$swept" ] || { echo "readme-figures: no $swept: step $number's sweep stays as it is (make bench-sweep writes it)" >&2; continue; }
-    fill_block "$readme" "<!-- sweep:$number -->" "<!-- /sweep -->" "$(cat "$swept")"
-    plot=$(dirname "$log")/sweep-$number.svg
-    [ -s "$plot" ] && cp "$plot" "$(dirname "$readme")/sweep.svg"
-    echo "updated $readme (sweep)" >&2
+# what ran where) into its README's <!-- profile:NN --> block; its last `make
+# bench-sweep` table (results/sweep-NN.txt) into its <!-- sweep:NN --> block,
+# and that run's plot (sweep-NN.svg) beside the README, as sweep.svg.
+for kind in profile sweep; do
+    for readme in "$root"/[0-9][0-9]-*/README.md; do
+        number=$(basename "$(dirname "$readme")"); number=${number%%-*}
+        grep -q "^<!-- $kind:$number -->$" "$readme" || continue
+        output=$(dirname "$log")/$kind-$number.txt
+        [ -s "$output" ] || { echo "readme-figures: no $output: step $number's $kind stays as it is (make ${kind/sweep/bench-sweep} writes it)" >&2; continue; }
+        fill_block "$readme" "<!-- $kind:$number -->" "<!-- /$kind -->" "$(cat "$output")"
+        plot=$(dirname "$log")/$kind-$number.svg
+        if [ $kind = sweep ] && [ -s "$plot" ]; then cp "$plot" "$(dirname "$readme")/sweep.svg"; fi
+        echo "updated $readme ($kind)" >&2
+    done
 done
