@@ -45,6 +45,7 @@ if [ -z "$from" ]; then
         program=$root/$step/$(step_field "$step" program)_solution
         if [ ! -x "$program" ]; then
             echo "bench-sweep: $program is not built (make bench-sweep builds it)" >&2
+            rm -f "$new_log"
             exit 1
         fi
         swept=1
@@ -60,7 +61,7 @@ if [ -z "$from" ]; then
             esac
         done
     done
-    [ $swept = 1 ] || { echo "bench-sweep: no step of steps.conf sets sweep=: nothing to time" >&2; exit 1; }
+    [ $swept = 1 ] || { rm -f "$new_log"; echo "bench-sweep: no step of steps.conf sets sweep=: nothing to time" >&2; exit 1; }
     mv "$new_log" "$log"
 elif [ "$(cd "$(dirname "$from")" && pwd)/$(basename "$from")" != "$log" ]; then
     cp "$from" "$log"

@@ -557,8 +557,9 @@ static double median_ratio(const float *samples_a, const float *samples_b, int r
 // left in the cache by the one before, and so that the GPU is busy while the
 // host enqueues the run: launch overhead on the host stays out of the figures.
 //
-// Entry 0 is the ceiling, entry 1 the track's first kernel, entry `start` the
-// step's starting kernel. Rates are work per second (GB/s or GFLOP/s, with
+// Entry 0 is the ceiling, entry `first` the track's first kernel, entry
+// `start` the step's starting kernel (-1: not timed in this run, under --only;
+// the speedup over it is then left out). Rates are work per second (GB/s or GFLOP/s, with
 // work in bytes or flops); shares are of the ceiling measured in this run;
 // speedups are the median over rounds of the paired ratio of times, so that
 // drift in clocks or temperature over the run cancels out.

@@ -4,21 +4,20 @@
 // fp32 FMAs (no tensor cores, no TF32). All compute C = A * B for row-major
 // n x n matrices, for every n >= 1. Each ignores `block` and picks its own.
 //
-// Measured on an NVIDIA H100 80GB HBM3 (CUDA 13.0), interleaved with cuBLAS
-// SGEMM in its default math mode, median of 30 runs, L2 flushed before each
-// (cuBLAS: about 50,000 GFLOP/s at both sizes):
+// `make bench-sweep` times them against cuBLAS SGEMM (default math mode) from
+// N = 256 to 8192; on an NVIDIA H100 80GB HBM3 (CUDA 13.0), 2026-11-22, median
+// of 20 interleaved runs, L2 flushed before each, % of cuBLAS in the same run:
 //
-//                                                  N = 2048            N = 4096
-//                                               GFLOP/s  % cuBLAS   GFLOP/s  % cuBLAS
-//   1. register blocking, 8x8 per thread         32,453    64.8      34,772    68.8
-//   2. 16-byte loads everywhere                  33,365    66.6      32,473    64.3
-//   3. warp tiling                               37,586    75.0      37,161    73.6
-//   4. double buffering (cp.async)               38,635    77.1      39,642    78.5
-//   5. tuned: 128x256 tiles, block order         45,586    91.0      46,441    91.9
+//                                                  N = 2048   N = 4096
+//   1. register blocking, 8x8 per thread             64.9       67.5
+//   2. 16-byte loads everywhere                      66.7       62.8
+//   3. warp tiling                                   75.1       71.9
+//   4. double buffering (cp.async)                   77.1       77.0
+//   5. tuned: 128x256 tiles, block order             91.0       90.1
 //
-// Stage 2 is slower than stage 1 at N = 4096: its wide loads bring bank
-// conflicts, which stage 3 removes. Percentages move with cuBLAS, which ran
-// at 2.67 to 2.76 ms at N = 4096 from one process to the next (stage 5: 2.96).
+// Stage 2 is slower than stage 1 at N = 4096, and its wide loads bring bank
+// conflicts (see stage 2's comment), which stage 3 removes. 03's README has the whole sweep, and
+// `make profile SOLUTIONS=1 EX=03` counts the conflicts.
 #include "matmul.h"
 
 // ===========================================================================
