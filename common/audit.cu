@@ -378,12 +378,23 @@ static void finding(audit_context *ctx, const char *format, ...)
         printf("AUDIT: %s\n", message);
 }
 
-// "void reduce_unrolled<256u>(int const*, int*, unsigned int)" -> "reduce_unrolled", and its
-// template argument (256), or -1 if it has none.
+// "void ns::reduce_unrolled<256u>(int const*, int*, unsigned int)" -> "reduce_unrolled", and its
+// template argument (256), or -1 if it has none. A learner's namespaces,
+// named or anonymous, are no part of the name the step asks for.
 static void kernel_base(const char *name, char *base, size_t len, long *template_arg)
 {
+    static const char ANONYMOUS[] = "(anonymous namespace)::";
     if (strncmp(name, "void ", 5) == 0)
         name += 5;
+    for (;;) {
+        size_t scope = strcspn(name, "<(:");
+        if (strncmp(name, ANONYMOUS, sizeof ANONYMOUS - 1) == 0)
+            name += sizeof ANONYMOUS - 1;
+        else if (name[scope] == ':' && name[scope + 1] == ':')
+            name += scope + 2;
+        else
+            break;
+    }
     size_t n = strcspn(name, "<(");
     snprintf(base, len, "%.*s", (int)n, name);
     *template_arg = name[n] == '<' ? strtol(name + n + 1, NULL, 10) : -1;
@@ -523,10 +534,10 @@ int audit_report(const options *opt, const audit_call *call)
     }
     if (opt->machine) {
         print_record("audit",
-                     "step=%s\tn=%llu\tblock=%s\tfunction=%s\tkernels=%d\tmemsets=%d\tcopies=%d\tdropped=%d\tspan_ms=%.4f"
-                     "\tevent_ms=%.4f\taudit_ms=%.3f",
-                     call->step, call->n, ctx.block, function, kernels, memsets, copies, t->dropped, t->span_ms,
-                     t->event_ms, t->audit_ms);
+                     "step=%s\tn=%llu\tblock=%s\tcall=%s\tfunction=%s\tkernels=%d\tmemsets=%d\tcopies=%d\tdropped=%d"
+                     "\tspan_ms=%.4f\tevent_ms=%.4f\taudit_ms=%.3f",
+                     call->step, call->n, ctx.block, call->when, function, kernels, memsets, copies, t->dropped,
+                     t->span_ms, t->event_ms, t->audit_ms);
         for (int i = 0; i < t->count; i++) {
             const audit_activity *a = &t->items[i];
             print_record("launch",

@@ -8,7 +8,9 @@
 // lesson. The audit traces one call with CUPTI's activity API (the
 // toolkit's own tracing library; it needs no profiling permissions): every
 // kernel, memset and copy, on any stream, with its name, grid, block, stream
-// and GPU start and end. It runs outside the timed repetitions, after them.
+// and GPU start and end. The traced call is one of the graded kernel's
+// checks, drawn at random (run_step): outside the timed runs, but possibly
+// between two of them.
 //
 // What the graded function must launch comes from the build, a step at a
 // time: STEP_AUDIT, compiled into the step's main.cu (harness.h), a string of
@@ -60,6 +62,7 @@ typedef struct {
     const char *step;          // "08-cascaded"
     unsigned long long n;      // elements (reduction) or rows (matmul)
     block_shape block;
+    const char *when;          // which call was traced: "check-guarded", "check-exact", "round-17"
 } audit_call;
 
 // Check the last trace against the facts; print it (--machine: an `audit`

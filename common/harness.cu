@@ -10,10 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char *program_name = "workbook";
 static char step_name[64] = "";
 static char activity[256] = "";
+// Where the records go: the file --records names, opened before any of the
+// step's code runs; stdout without it (print_record, in the Output section).
+static FILE *records_out;
 
 // ===========================================================================
 // Errors
@@ -140,6 +145,8 @@ static void print_usage(const option_spec *spec)
     printf("  -s, --seed S       seed of the random inputs (default 1)\n");
     printf("  -c, --check        check correctness only, at every size and block; no timing\n");
     printf("  -m, --machine      print tab-separated key=value records instead of tables\n");
+    printf("      --records FILE write the records to FILE (implies --machine); stdout is left to\n");
+    printf("                     what the kernels print\n");
     printf("  -o, --only ROLES   run only the kernels of these roles, a comma-separated list of\n");
     printf("                     first, start, given, yours, beyond, library (the ceiling is always\n");
     printf("                     timed); --only beyond: the reference solution's kernels past the lesson\n");
@@ -273,6 +280,18 @@ static void parse_blocks(const char *arg, const option_spec *spec, options *opt)
     opt->block_count = count;
 }
 
+// --records FILE: the records go there, and only the harness holds the file.
+// Opened now, while parsing the options, before any of the step's code runs.
+static void open_records(const char *path)
+{
+    if (records_out)
+        usage_error("--records given twice");
+    records_out = fopen(path, "we");  // e: not inherited by any program this one might start
+    if (!records_out)
+        usage_error("cannot write the records to '%s': %s", path, strerror(errno));
+    setvbuf(records_out, NULL, _IOLBF, 0);  // each record whole in the file, even if the program dies next
+}
+
 // Parse argv. Exits 0 after --help, 2 with a one-line reason on a bad option.
 // Touches no CUDA API: a bad option never waits for (or needs) a GPU.
 static void parse_options(int argc, char **argv, const option_spec *spec, options *opt)
@@ -289,11 +308,13 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     opt->reps = spec->default_reps;
     opt->seed = 1;
 
+    enum { RECORDS_OPTION = 1000 };  // a long option only: no letter of its own
     static const struct option longopts[] = {
         {"size", required_argument, NULL, 'n'},  {"block", required_argument, NULL, 'b'},
         {"reps", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
         {"check", no_argument, NULL, 'c'},       {"machine", no_argument, NULL, 'm'},
         {"only", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
+        {"records", required_argument, NULL, RECORDS_OPTION},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;  // we word the errors ourselves, on one line
@@ -316,6 +337,10 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         case 'c': opt->check_only = true; break;
         case 'm': opt->machine = true; break;
         case 'o': parse_roles(optarg, opt); break;
+        case RECORDS_OPTION:
+            open_records(optarg);
+            opt->machine = true;
+            break;
         case 'h': print_usage(spec); exit(EXIT_CORRECT);
         case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
@@ -422,21 +447,6 @@ static void flush_l2(void)
 }
 
 // ===========================================================================
-// Random inputs
-// ===========================================================================
-
-// SplitMix64's finalizer over a counter: statistically sound, and element i
-// needs no element before it.
-uint64_t random_u64(uint64_t seed, uint64_t stream, uint64_t index)
-{
-    uint64_t z = seed * 0x9E3779B97F4A7C15ull + stream * 0xD1B54A32D192ED03ull + index * 0x9E3779B97F4A7C15ull +
-                 0x632BE59BD9B4E019ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-// ===========================================================================
 // Timing
 // ===========================================================================
 
@@ -474,11 +484,17 @@ static double quantile(const float *sorted, int count, double q)
     return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
 }
 
-enum { WARMUP_ROUNDS = 2 };
+// Something to do once between two timed rounds, untimed: the audited call.
+typedef struct {
+    int round;               // before the timed runs of this round; -1: never
+    void (*run)(void *ctx);
+    void *ctx;
+} between_rounds;
 
 // Times the entries as time_and_report describes; samples_ms holds count *
 // reps floats, [entry][round].
-static void time_interleaved(const timed_entry *entries, int count, int reps, float *samples_ms, timing *out)
+static void time_interleaved(const timed_entry *entries, int count, int reps, const between_rounds *between,
+                             float *samples_ms, timing *out)
 {
     cudaEvent_t *start = (cudaEvent_t *)malloc(sizeof(cudaEvent_t) * count * reps);
     cudaEvent_t *stop = (cudaEvent_t *)malloc(sizeof(cudaEvent_t) * count * reps);
@@ -490,26 +506,33 @@ static void time_interleaved(const timed_entry *entries, int count, int reps, fl
         CUDA_CHECK(cudaEventCreate(&stop[i]));
     }
 
-    // Warm-up: first launches pay for module loading and clock ramp-up.
-    for (int w = 0; w < WARMUP_ROUNDS; w++)
+    // Warm-up: first launches pay for module loading and clock ramp-up. These
+    // runs get fresh inputs and are checked like the timed ones.
+    for (int w = 0; w < WARMUP_CALLS; w++)
         for (int i = 0; i < count; i++) {
-            if (entries[i].task.before)
-                entries[i].task.before(entries[i].task.arg);
-            entries[i].task.run(entries[i].task.arg);
+            const timed_task *task = &entries[i].task;
+            if (task->before)
+                task->before(task->arg, w);
+            task->run(task->arg);
+            if (task->after)
+                task->after(task->arg, w);
         }
     CUDA_CHECK(cudaDeviceSynchronize());
 
     for (int r = 0; r < reps; r++) {
+        if (r == between->round)
+            between->run(between->ctx);
         for (int k = 0; k < count; k++) {
             int i = (k + r) % count;
-            if (entries[i].task.before)
-                entries[i].task.before(entries[i].task.arg);
+            const timed_task *task = &entries[i].task;
+            if (task->before)
+                task->before(task->arg, WARMUP_CALLS + r);
             flush_l2();
             CUDA_CHECK(cudaEventRecord(start[i * reps + r]));
-            entries[i].task.run(entries[i].task.arg);
+            task->run(task->arg);
             CUDA_CHECK(cudaEventRecord(stop[i * reps + r]));
-            if (entries[i].task.after)
-                entries[i].task.after(entries[i].task.arg, r);
+            if (task->after)
+                task->after(task->arg, WARMUP_CALLS + r);
         }
     }
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -553,9 +576,11 @@ static double median_ratio(const float *samples_a, const float *samples_b, int r
 //
 // First a few untimed rounds, then opt->reps rounds in which every entry runs
 // once, in an order rotated each round so that none always goes first. Each
-// run is preceded by a flush of the L2 cache, so that no run finds its inputs
-// left in the cache by the one before, and so that the GPU is busy while the
-// host enqueues the run: launch overhead on the host stays out of the figures.
+// run is preceded by its task's `before` (fresh inputs, a poisoned output)
+// and a flush of the L2 cache, so that no run finds its inputs left in the
+// cache by the one before, and so that the GPU is busy while the host
+// enqueues the run: launch overhead on the host stays out of the figures.
+// `between` runs once, untimed, before the timed runs of its round.
 //
 // Entry 0 is the ceiling, entry `first` the track's first kernel, entry
 // `start` the step's starting kernel (-1: not timed in this run, under --only;
@@ -565,16 +590,17 @@ static double median_ratio(const float *samples_a, const float *samples_b, int r
 // drift in clocks or temperature over the run cancels out.
 //
 // pct_ceiling receives each entry's rate as a percentage of the ceiling's,
-// for the plausibility gate.
+// and *ceiling_ms the ceiling's median time, for the plausibility gate.
 static void time_and_report(const options *opt, const char *config, const timed_entry *entries, int count, int start,
-                            int first, const char *rate_unit, const char *ceiling_name, double *pct_ceiling)
+                            int first, const between_rounds *between, const char *rate_unit, const char *ceiling_name,
+                            double *pct_ceiling, double *ceiling_ms)
 {
     float *samples = (float *)malloc(sizeof(float) * count * opt->reps);
     timing *t = (timing *)malloc(sizeof *t * count);
     result_row *rows = (result_row *)malloc(sizeof *rows * count);
     if (!samples || !t || !rows)
         die(EXIT_CUDA, "out of host memory");
-    time_interleaved(entries, count, opt->reps, samples, t);
+    time_interleaved(entries, count, opt->reps, between, samples, t);
 
     for (int i = 0; i < count; i++) {
         const float *mine = &samples[i * opt->reps];
@@ -590,6 +616,7 @@ static void time_and_report(const options *opt, const char *config, const timed_
                                ceiling || first < 0 ? NAN : median_ratio(&samples[first * opt->reps], mine, opt->reps)};
         pct_ceiling[i] = rows[i].pct_ceiling;
     }
+    *ceiling_ms = t[0].median_ms;
     print_results(opt, config, rate_unit, ceiling_name, rows, count);
     free(samples);
     free(t);
@@ -612,13 +639,18 @@ const char *human_bytes(double bytes, char *buf, size_t len)
     return buf;
 }
 
+static FILE *records(void)
+{
+    return records_out ? records_out : stdout;
+}
+
 void print_record(const char *kind, const char *format, ...)
 {
     va_list ap;
     va_start(ap, format);
-    printf("%s\t", kind);
-    vprintf(format, ap);
-    putchar('\n');
+    fprintf(records(), "%s\t", kind);
+    vfprintf(records(), format, ap);
+    fputc('\n', records());
     va_end(ap);
 }
 
@@ -659,15 +691,16 @@ static void print_results(const options *opt, const char *config, const char *ra
     if (opt->machine) {
         for (int i = 0; i < count; i++) {
             const result_row *row = &rows[i];
-            printf("time\t%s\tid=%s\trole=%s\tlabel=%s\tms=%.5f\tq1_ms=%.5f\tq3_ms=%.5f\trate=%.2f\tunit=%s"
-                   "\tpct_ceiling=%.2f",
-                   config, row->id, role_names[row->role], row->label, row->t.median_ms, row->t.q1_ms, row->t.q3_ms, row->rate, rate_unit,
-                   row->pct_ceiling);
+            char speedups[64] = "";
             if (!isnan(row->x_start))
-                printf("\tx_start=%.4f", row->x_start);
+                snprintf(speedups, sizeof speedups, "\tx_start=%.4f", row->x_start);
             if (!isnan(row->x_first))
-                printf("\tx_first=%.4f", row->x_first);
-            putchar('\n');
+                snprintf(speedups + strlen(speedups), sizeof speedups - strlen(speedups), "\tx_first=%.4f",
+                         row->x_first);
+            print_record("time", "%s\tid=%s\trole=%s\tlabel=%s\tms=%.5f\tq1_ms=%.5f\tq3_ms=%.5f\trate=%.2f\tunit=%s"
+                                 "\tpct_ceiling=%.2f%s",
+                         config, row->id, role_names[row->role], row->label, row->t.median_ms, row->t.q1_ms,
+                         row->t.q3_ms, row->rate, rate_unit, row->pct_ceiling, speedups);
         }
         return;
     }
@@ -694,14 +727,20 @@ static void print_results(const options *opt, const char *config, const char *ra
 // not come from the timed call doing the work (a copy cannot be beaten by more
 // than noise: a reduction reads half of what it moves, at the same rate).
 static const double PLAUSIBLE_PCT_CEILING = 105.0;
+// ... when the ceiling takes this long at least. Below it, every run is
+// mostly the launch's few microseconds, and a tiny kernel can beat a tiny
+// cuBLAS call honestly: at N = 1 the naive kernel takes 5.5 us, cuBLAS 6.1.
+static const double PLAUSIBILITY_MIN_MS = 0.05;
 
 // The gate: true, after saying so, when the graded kernel (`label`) ran above
-// PLAUSIBLE_PCT_CEILING of the ceiling (`ceiling_name`: "cuBLAS", "copy").
-// Under ncu or compute-sanitizer (the launch audit is off then) kernels are
-// replayed or instrumented: their times say nothing, so neither does the gate.
-static bool rate_implausible(const options *opt, const char *label, double pct_of_ceiling, const char *ceiling_name)
+// PLAUSIBLE_PCT_CEILING of the ceiling (`ceiling_name`: "cuBLAS", "copy"),
+// which took ceiling_ms. Under ncu or compute-sanitizer (the launch audit is
+// off then) kernels are replayed or instrumented: their times say nothing,
+// so neither does the gate.
+static bool rate_implausible(const options *opt, const char *label, double pct_of_ceiling, double ceiling_ms,
+                             const char *ceiling_name)
 {
-    if (!(pct_of_ceiling > PLAUSIBLE_PCT_CEILING) || !audit_available())
+    if (!(pct_of_ceiling > PLAUSIBLE_PCT_CEILING) || ceiling_ms < PLAUSIBILITY_MIN_MS || !audit_available())
         return false;
     fprintf(opt->machine ? stderr : stdout,
             "IMPLAUSIBLE: '%s' [yours] ran at %.0f%% of the %s rate measured in the same run (more than %.0f%% is not "
@@ -774,11 +813,63 @@ static int line_up(const track *t, const step_spec *s, const options *opt, conte
     return count;
 }
 
-// Time the ceiling and every contender on the exact inputs; print the table.
-// Returns how many left a wrong result in any timed run, plus one if the
-// graded kernel is implausibly fast.
+// The audited call of the graded kernel (audit.h): one of its checks, on the
+// exact inputs, traced. Which one is drawn at random for each size and block
+// among its two checks and, when timing, a check between two timed rounds,
+// so that no count of calls tells a kernel which call is watched. Not from
+// the inputs' seed: the seed is printed, and the place need not repeat.
+typedef struct {
+    const track *t;
+    const flow_point *at;
+    const contender *graded;
+    int slot;      // 0: the guarded check, 1: the exact one, 2 + r: before timed round r; -1: none
+    int findings;  // the audit's findings
+    int wrong;     // 1 if the audited check was wrong (then it has no findings: a wrong kernel is left to the checks)
+} audited_check;
+
+static int random_slot(int slots)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t draw = random_u64((uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30), (uint64_t)getpid(), 0);
+    return (int)(draw % (uint64_t)slots);
+}
+
+// Check the graded kernel with its call traced; report the trace if it was right.
+static bool run_audited_check(audited_check *a, bool guarded, const char *when)
+{
+    bool right = a->t->check(a->at, a->graded, guarded, true);
+    if (right) {
+        audit_call call = {a->at->step, a->at->n, a->at->block, when};
+        a->findings += audit_report(a->at->opt, &call);
+    } else {
+        a->wrong++;
+    }
+    return right;
+}
+
+static void audited_check_between_rounds(void *ctx)
+{
+    audited_check *a = (audited_check *)ctx;
+    char when[32];
+    snprintf(when, sizeof when, "round-%d", a->slot - 2 + 1);
+    run_audited_check(a, false, when);
+}
+
+// Check c on the guarded or the exact inputs; audited if it is the graded
+// kernel and the draw fell on this check. True if right.
+static bool check_contender(audited_check *a, const contender *c, bool guarded)
+{
+    if (c == a->graded && a->slot == (guarded ? 0 : 1))
+        return run_audited_check(a, guarded, guarded ? "check-guarded" : "check-exact");
+    return a->t->check(a->at, c, guarded, false);
+}
+
+// Time the ceiling and every contender; print the table. Returns how many
+// left a wrong result in any run, plus one if the graded kernel is
+// implausibly fast.
 static int time_contenders(const track *t, const flow_point *at, const char *block, const contender *cs, int count,
-                           int graded)
+                           int graded, audited_check *audited)
 {
     const options *opt = at->opt;
     int entries_count = count + 1;  // the ceiling first
@@ -804,9 +895,12 @@ static int time_contenders(const track *t, const flow_point *at, const char *blo
     char config[160];
     snprintf(config, sizeof config, "step=%s\tn=%llu\tblock=%s\treps=%d", at->step, at->n, block, opt->reps);
     set_activity("timing at %s=%llu, block %s", t->size_symbol, at->n, block);
-    time_and_report(opt, config, entries, entries_count, start, first, t->rate_unit, t->ceiling_name, pct);
+    between_rounds between = {audited->slot >= 2 ? audited->slot - 2 : -1, audited_check_between_rounds, audited};
+    double ceiling_ms;
+    time_and_report(opt, config, entries, entries_count, start, first, &between, t->rate_unit, t->ceiling_name, pct,
+                    &ceiling_ms);
 
-    // Every timed run of each kernel must have left a right result too.
+    // Every run of each kernel must have left a right result too.
     int wrong = 0;
     for (int i = 0; i < count; i++) {
         char why[256];
@@ -814,11 +908,12 @@ static int time_contenders(const track *t, const flow_point *at, const char *blo
             continue;
         wrong++;
         fprintf(opt->machine ? stderr : stdout,
-                "MISMATCH: '%s' [%s] %s: it depends on state an earlier run left behind\n", cs[i].kernel->label,
-                role_names[cs[i].role], why);
+                "MISMATCH: '%s' [%s] %s: every run had inputs of its own, so a result that is right in the checks and "
+                "wrong here came from an earlier run's state, or from a race\n",
+                cs[i].kernel->label, role_names[cs[i].role], why);
     }
     // A graded rate beyond the ceiling's: the timed call did not do the work.
-    if (graded >= 0 && rate_implausible(opt, cs[graded].kernel->label, pct[graded + 1], t->ceiling_name))
+    if (graded >= 0 && rate_implausible(opt, cs[graded].kernel->label, pct[graded + 1], ceiling_ms, t->ceiling_name))
         wrong++;
     set_activity("%s", "");
     free(entries);
@@ -826,35 +921,16 @@ static int time_contenders(const track *t, const flow_point *at, const char *blo
     return wrong;
 }
 
-// After timing: fresh values in the same buffers, and the graded kernel
-// checked on them. A kernel that remembers a result from an earlier call on
-// the same buffers gives the old one. Returns 1 if wrong.
+// After timing: fresh values in the exact inputs' buffers, and the graded
+// kernel checked on them. Returns 1 if wrong.
 static int check_refilled(const track *t, const flow_point *at, const contender *graded, int block_index)
 {
     t->refill(at, block_index);
-    if (t->check(at, graded, false))
+    if (t->check(at, graded, false, false))
         return 0;
     fprintf(at->opt->machine ? stderr : stdout, "MISMATCH: '%s' [yours] was wrong once %s\n", graded->kernel->label,
             t->fresh_inputs);
     return 1;
-}
-
-// One traced call of the graded kernel (audit.h). Returns the findings, plus
-// one if that call's result is wrong.
-static int audit_graded(const track *t, const flow_point *at, const contender *graded)
-{
-    if (!audit_available())
-        return 0;
-    char why[256];
-    bool right = t->audited_call(at, graded, why, sizeof why);
-    audit_call call = {at->step, at->n, at->block};
-    int findings = audit_report(at->opt, &call);
-    if (!right) {
-        findings++;
-        fprintf(at->opt->machine ? stderr : stdout, "MISMATCH: the audited call of '%s' %s\n", graded->kernel->label,
-                why);
-    }
-    return findings;
 }
 
 int run_step(int argc, char **argv, const track *t, const step_spec *s)
@@ -892,29 +968,34 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
             block_text(blocks, at.block, block, sizeof block);
             if (t->use_block)
                 t->use_block(&at);
+            audited_check audited = {t, &at, graded >= 0 ? &cs[graded] : NULL, -1, 0, 0};
+            if (graded >= 0 && audit_available())
+                audited.slot = random_slot(2 + (opt.check_only ? 0 : opt.reps));
             int wrong = 0;
             for (int c = 0; c < count; c++) {
-                wrong += !t->check(&at, &cs[c], true);
-                wrong += !t->check(&at, &cs[c], false);
+                wrong += !check_contender(&audited, &cs[c], true);
+                wrong += !check_contender(&audited, &cs[c], false);
             }
             runs += 2 * count;
-            failures += wrong;
             if (!opt.check_only && wrong == 0) {
                 if (!opt.machine) {
                     char size[160];
                     t->describe(&at, size, sizeof size);
                     printf("\n%s, block %s, %d repetitions; all %d kernels correct\n", size, block, opt.reps, count);
                 }
-                failures += time_contenders(t, &at, block, cs, count, graded);
+                wrong += time_contenders(t, &at, block, cs, count, graded, &audited);
                 if (graded >= 0)
-                    failures += check_refilled(t, &at, &cs[graded], b);
+                    wrong += check_refilled(t, &at, &cs[graded], b);
+                if (audited.slot >= 2) {  // the audited check between two timed rounds, one run more
+                    runs++;
+                    wrong += audited.wrong;
+                }
             }
-            if (wrong == 0 && graded >= 0)
-                findings += audit_graded(t, &at, &cs[graded]);
+            failures += wrong;
+            findings += audited.findings;
         }
         t->release();
     }
-
     if (opt.machine)
         print_record("summary", "step=%s\truns=%d\twrong=%d\taudit_findings=%d\tseed=%llu\tresult=%s", s->name, runs,
                      failures, findings, opt.seed, failures ? "mismatch" : findings ? "audit" : "correct");

@@ -4,12 +4,17 @@
 //   - the command line: the same options for every step (see print_usage);
 //   - the device: opened once, described once, refused with exit 77 if unusable;
 //   - timing: CUDA events, warm-up, every contender interleaved in each
-//     repetition, the L2 cache flushed before each run, median and quartiles;
-//   - output: a table for people, tab-separated key=value records for the grader;
+//     repetition, fresh inputs and a poisoned output before each run and its
+//     result checked after it, the L2 cache flushed before each run, median
+//     and quartiles;
+//   - output: a table for people on stdout; tab-separated key=value records
+//     for the grader (--machine), in a file only the harness writes
+//     (--records FILE);
 //   - the flow of a step (run_step): which kernels run, in which role; each
-//     checked at every size and block, then timed, then the graded one
-//     audited. A track (reduction.cu, matmul.cu) plugs its own inputs,
-//     reference and comparison into it through the hooks of `track`.
+//     checked at every size and block, then timed; one call of the graded
+//     kernel, at a random place among its checks and timed runs, audited. A
+//     track (reduction.cu, matmul.cu) plugs its own inputs, reference and
+//     comparison into it through the hooks of `track`.
 //
 // A step's own main.cu holds the kernels it gives (the previous step's
 // answer among them) and a table, step_spec, of every kernel it runs by role.
@@ -103,9 +108,22 @@ void require_device_memory(size_t bytes, const char *what);
 
 // ---------------------------------------------------------------------------
 // Random inputs: a counter-based generator, so that element i of data set
-// (seed, stream) is the same on every machine and in every order.
+// (seed, stream) is the same on every machine and in every order, on the host
+// and on the GPU alike. SplitMix64's finalizer over a counter: statistically
+// sound, and element i needs no element before it.
 // ---------------------------------------------------------------------------
-uint64_t random_u64(uint64_t seed, uint64_t stream, uint64_t index);
+static inline __host__ __device__ uint64_t random_u64(uint64_t seed, uint64_t stream, uint64_t index)
+{
+    uint64_t z = seed * 0x9E3779B97F4A7C15ull + stream * 0xD1B54A32D192ED03ull + index * 0x9E3779B97F4A7C15ull +
+                 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// The data sets the timed runs draw, one per run: streams from here up, never
+// those of the checks' data sets (which are below 2^32).
+static const uint64_t FRESH_STREAMS = 1ull << 40;
 
 // ---------------------------------------------------------------------------
 // A step: its kernels, by role
@@ -172,16 +190,20 @@ typedef struct {
 // ---------------------------------------------------------------------------
 // Timing
 // ---------------------------------------------------------------------------
+// Every timed entry runs WARMUP_CALLS untimed times, then once per repetition:
+// WARMUP_CALLS + reps calls in all, numbered from 0 (the warm-up first).
+enum { WARMUP_CALLS = 2 };
+
 // One thing to time. `run` enqueues one run on the default stream; `before`
-// (optional) enqueues what must precede every run but not be timed, such as
-// poisoning the output; `after` (optional) enqueues what must follow every
-// timed run but not be timed, such as keeping its output to check it later
-// (`round` counts the timed rounds from 0; warm-up runs have no `after`).
+// (optional) enqueues what must precede every run but not be timed: fresh
+// inputs, the output poisoned; `after` (optional) enqueues what must follow
+// every run but not be timed: its result checked or kept to be checked.
+// `call` numbers the runs of the entry, warm-up included (see WARMUP_CALLS).
 typedef struct {
     void (*run)(void *arg);
-    void (*before)(void *arg);
+    void (*before)(void *arg, int call);
     void *arg;
-    void (*after)(void *arg, int round);
+    void (*after)(void *arg, int call);
 } timed_task;
 
 // One row of a timed table: what runs, and what it is called.
@@ -239,32 +261,37 @@ typedef struct {
     // Optional: at each block, before its checks (scratch sized to the block).
     void (*use_block)(const flow_point *at);
     // Run c once on the guarded or the exact inputs, its output poisoned
-    // first; compare; print its check record (or MISMATCH lines). True if right.
-    bool (*check)(const flow_point *at, const contender *c, bool guarded);
+    // first -- traced between audit_begin() and audit_end() (audit.h) when
+    // `audited` -- compare; print its check record (or MISMATCH lines). True
+    // if right. The exact inputs keep their values through timing: the
+    // audited call may come between two timed rounds.
+    bool (*check)(const flow_point *at, const contender *c, bool guarded, bool audited);
     // The size as the timed table's heading says it: "N = 2048 (17.2 GFLOP)".
     void (*describe)(const flow_point *at, char *buf, size_t len);
-    // Timing on the exact inputs: entries[0] is the ceiling (id, label, work,
-    // task), entries[i + 1] the task and work of cs[i].
+    // Timing: entries[0] is the ceiling (id, label, work, task), entries[i +
+    // 1] the task and work of cs[i]. Each of the contenders' runs, warm-up
+    // included, gets inputs no run has seen (data sets from FRESH_STREAMS
+    // up, made on the GPU in its `before`) and a poisoned output, and its
+    // result is checked or kept in its `after`: a kernel that remembers a
+    // result, however it recognizes the input, is wrong; one that skips work
+    // it has done before has none to skip.
     void (*timed_tasks)(const flow_point *at, const contender *cs, int count, timed_entry *entries);
-    // After timing: did every timed run of cs[i] leave a right result? If
-    // not, what was wrong ("gave a wrong sum in 3 of 100 timed runs ..."), into why.
+    // After timing: did every run of cs[i] leave a right result? If not,
+    // what was wrong ("gave a wrong sum in 3 of 102 runs ..."), into why.
     bool (*timed_right)(const flow_point *at, int i, char *why, size_t len);
     // Fresh values in the exact inputs' buffers, and their reference.
     void (*refill)(const flow_point *at, int block_index);
-    // One call of the graded kernel, traced: its output poisoned, then
-    // audit_begin(), the call, audit_end() (audit.h); its result compared.
-    // True if right; if not, what was wrong ("gave 12 instead of 13"), into why.
-    bool (*audited_call)(const flow_point *at, const contender *graded, char *why, size_t len);
     // Free what prepare and use_block took.
     void (*release)(void);
 } track;
 
 // A step's program: parse the options, open the device; then at every size
 // and block, check every kernel on guarded and on exact-size inputs, and
-// unless --check time them (each timed run checked too, the graded rate
-// held to the plausibility gate, the graded kernel checked again on fresh
-// inputs); audit one call of the graded kernel; print the summary. Returns
-// the exit code.
+// unless --check time them (each run checked too, the graded rate held to
+// the plausibility gate, the graded kernel checked again on refilled
+// inputs); audit one call of the graded kernel, a check chosen at random
+// among its two checks and, when timing, an extra check between two timed
+// rounds; print the summary. Returns the exit code.
 int run_step(int argc, char **argv, const track *t, const step_spec *s);
 
 // ---------------------------------------------------------------------------
@@ -272,7 +299,11 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s);
 // ---------------------------------------------------------------------------
 
 // Print one record line for the grader: "kind\tkey=value\tkey=value...".
-// The format holds the tab-separated key=value pairs after the kind.
+// The format holds the tab-separated key=value pairs after the kind. Records
+// go to the file --records names, which the harness opens before any of the
+// step's code runs and nothing else may write (the integrity test forbids
+// output and files to the learner's host code; device-side printf reaches
+// only stdout); without --records, to stdout, for a person to read.
 void print_record(const char *kind, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 // Size in bytes, as a person reads it: "268.4 MB".

@@ -17,13 +17,14 @@
 //      element that lost a term cannot hide in the norm of a million;
 //   3. time (unless --check): cuBLAS (the ceiling), the track's first kernel,
 //      the step's starting kernel, the learner's, interleaved, the L2 flushed
-//      before each run. The product of every timed run is compared with the
-//      reference on the GPU, element by element, outside the timed span; a
-//      graded rate above PLAUSIBLE_PCT_CEILING of cuBLAS's fails; then A and B
-//      are refilled with fresh values, in the same buffers, and the graded
-//      kernel checked once more;
-//   4. audit (audit.h): one call of the graded kernel, traced with CUPTI,
-//      checked against what the step must launch.
+//      before each run. Before each run of a kernel, warm-up included, the
+//      GPU draws it an A and a B of its own; after it, outside the timed
+//      span, cuBLAS multiplies them too and the product is compared with
+//      that, element by element and in norm, on the GPU. A graded rate above
+//      PLAUSIBLE_PCT_CEILING of cuBLAS's fails; then the exact A and B are
+//      refilled with fresh values and the graded kernel checked once more;
+//   4. audit (audit.h): one of the graded kernel's checks, drawn at random,
+//      traced with CUPTI and checked against what the step must launch.
 //
 // Napkin math for the ceiling: C = A * B does 2 N^3 flops (a multiply and an
 // add per term, N terms per element, N^2 elements) on 12 N^2 bytes: at N =
@@ -152,17 +153,45 @@ static void abs_product(const float *A, const float *B, float *abs_ab, float *sc
     run_cublas(scratch, scratch + count, abs_ab, n, (block_shape){1, 1});
 }
 
-// Counts into *off the elements of C off the reference by more than the bound (NaN included).
-__global__ void count_off_elements(const float *C, const float *ref, const float *abs_ab, float factor, size_t count,
-                                   unsigned int *off)
+// How one run's product compares with the reference, added up on the GPU.
+typedef struct {
+    unsigned int off;     // elements off the reference by more than the bound (NaN included)
+    double error, norm;   // sum (C - ref)^2 and sum ref^2: the relative error is sqrt(error / norm)
+} run_error;
+
+// Into *out (zeroed first): how C compares with ref, element by element (the
+// bound factor |A| |B|) and in norm. One atomic per warp for each figure.
+__global__ void compare_on_gpu(const float *C, const float *ref, const float *abs_ab, float factor, size_t count,
+                               run_error *out)
 {
-    unsigned int mine = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
-        if (!(fabsf(C[i] - ref[i]) <= factor * abs_ab[i]))
-            mine++;
-    if (mine)
-        atomicAdd(off, mine);
+    unsigned int off = 0;
+    double error = 0, norm = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        double d = (double)C[i] - ref[i];
+        off += !(fabs(d) <= factor * abs_ab[i]);
+        error += d * d;
+        norm += (double)ref[i] * ref[i];
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        off += __shfl_down_sync(0xffffffffu, off, offset);
+        error += __shfl_down_sync(0xffffffffu, error, offset);
+        norm += __shfl_down_sync(0xffffffffu, norm, offset);
+    }
+    if (threadIdx.x % 32 == 0) {
+        atomicAdd(&out->off, off);
+        atomicAdd(&out->error, error);
+        atomicAdd(&out->norm, norm);
+    }
 }
+
+// A fresh matrix on the GPU, drawn as fill_matrix draws one: data set `stream`.
+__global__ void fill_fresh_matrix(float *M, size_t count, uint64_t seed, uint64_t stream)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        M[i] = (float)(random_u64(seed, stream, i) >> 40) * (1.0f / (1 << 23)) - 1.0f;
+}
+
+enum { HELPER_BLOCK = 256 };  // the harness's own kernels here: whole warps (compare_on_gpu adds up warps)
 
 // ===========================================================================
 // Inputs, the host check of cuBLAS, the comparison
@@ -269,21 +298,17 @@ typedef struct {
     size_t guard;  // floats after each matrix (0: exact-size buffers)
 } buffers;
 
-// The reference on the GPU as well, so that every timed run can be checked
-// there, outside the timed span, without a copy of C to the host each time.
-typedef struct {
-    const float *ref, *abs_ab;  // the product and |A| |B|, in device memory
-    float factor;               // element_bound_factor(n)
-} device_reference;
-
+// One timed entry: its function, its inputs and output; for a contender, the
+// comparison of each run's product with the reference of its inputs.
 typedef struct {
     matmul_fn run;
-    const float *A, *B;
+    float *A, *B;   // a contender's: drawn afresh before each run
     float *C;
     int n;
     block_shape block;
-    const device_reference *check;
-    unsigned int *off;  // NULL (the ceiling), or a count per timed round: elements off the bound
+    uint64_t seed;
+    float *ref, *abs_ab, *scratch;  // the reference of each run, made after it (d_ref, d_abs_ab, d_scratch)
+    run_error *errors;              // NULL (the ceiling), or one per call
 } timed_run;
 
 // What the hooks below share: one size's inputs, its reference, and the
@@ -293,17 +318,21 @@ static struct {
     buffers guarded, exact;
     int set;                              // the data set in A and B: 0, then one more at each refill
     float *ref, *abs_ab;                  // the reference for them: C = A B and |A| |B|, on the host
-    float *d_ref, *d_abs_ab, *d_scratch;  // the same on the GPU; d_scratch holds 2 n^2 floats
+    float *d_ref, *d_abs_ab, *d_scratch;  // the same on the GPU (while timing, each run's); d_scratch holds 2 n^2 floats
     float *hC;                            // a product copied back, its guard included
-    // Timing (unless --check): an output per entry, cuBLAS's first; the
-    // elements off the bound per contender and timed round (on the GPU, then
-    // one contender's on the host).
+    // Timing (unless --check): the A and B the contenders' runs draw afresh;
+    // an output per entry, cuBLAS's first; how each run of each contender
+    // compared (on the GPU, then one contender's on the host).
+    float *d_fresh_a, *d_fresh_b;
     float **outputs;
     timed_run *runs;
-    device_reference check;
-    unsigned int *d_off, *off;
+    run_error *d_errors, *errors;
+    int calls;  // WARMUP_CALLS + reps
     int entries;
 } size;
+
+// Every fresh A and B in this program is a data set of its own.
+static uint64_t next_fresh_stream = FRESH_STREAMS;
 
 static void alloc_buffers(buffers *buf, int n, size_t guard)
 {
@@ -360,8 +389,8 @@ static void prepare(const flow_point *at, int count)
     size_t bytes = (size_t)n * n * sizeof(float);
     size_t guard = 32 * ((size_t)n + 1);  // past the last row a block of up to 32 rows can reach
     // Guarded and exact A, B, C; the reference, |A| |B| and their scratch;
-    // when timing, an output per kernel.
-    require_device_memory(10 * bytes + 3 * guard * sizeof(float) + (timing ? (count + 1) * bytes : 0), "this size");
+    // when timing, a fresh A and B and an output per kernel.
+    require_device_memory(10 * bytes + 3 * guard * sizeof(float) + (timing ? (count + 3) * bytes : 0), "this size");
 
     size.ref = (float *)malloc(bytes);
     size.abs_ab = (float *)malloc(bytes);
@@ -377,15 +406,17 @@ static void prepare(const flow_point *at, int count)
 
     if (!timing)
         return;
-    int reps = at->opt->reps;
+    int calls = size.calls = WARMUP_CALLS + at->opt->reps;
     size.entries = count + 1;  // cuBLAS first
     size.outputs = (float **)calloc(size.entries, sizeof *size.outputs);
     size.runs = (timed_run *)calloc(size.entries, sizeof *size.runs);
-    size.off = (unsigned int *)calloc(reps, sizeof *size.off);
-    if (!size.outputs || !size.runs || !size.off)
+    size.errors = (run_error *)calloc(calls, sizeof *size.errors);
+    if (!size.outputs || !size.runs || !size.errors)
         die(EXIT_CUDA, "out of host memory");
-    set_activity("allocating an output per kernel for timing at N=%d", n);
-    CUDA_CHECK(cudaMalloc(&size.d_off, sizeof *size.d_off * count * reps));
+    set_activity("allocating the inputs and an output per kernel for timing at N=%d", n);
+    CUDA_CHECK(cudaMalloc(&size.d_fresh_a, bytes));
+    CUDA_CHECK(cudaMalloc(&size.d_fresh_b, bytes));
+    CUDA_CHECK(cudaMalloc(&size.d_errors, sizeof *size.d_errors * count * calls));
     for (int i = 0; i < size.entries; i++)
         CUDA_CHECK(cudaMalloc(&size.outputs[i], bytes));
     set_activity("%s", "");
@@ -403,10 +434,12 @@ static void release(void)
     free(size.hC);
     for (int i = 0; i < size.entries; i++)
         CUDA_CHECK(cudaFree(size.outputs[i]));
-    CUDA_CHECK(cudaFree(size.d_off));
+    CUDA_CHECK(cudaFree(size.d_fresh_a));
+    CUDA_CHECK(cudaFree(size.d_fresh_b));
+    CUDA_CHECK(cudaFree(size.d_errors));
     free(size.outputs);
     free(size.runs);
-    free(size.off);
+    free(size.errors);
 }
 
 // ===========================================================================
@@ -457,7 +490,7 @@ static const char *explain(const comparison *cmp, int n, size_t written_past_end
     return buf;
 }
 
-static bool check(const flow_point *at, const contender *c, bool guarded)
+static bool check(const flow_point *at, const contender *c, bool guarded, bool audited)
 {
     int n = size.n;
     block_shape block = at->block;
@@ -469,7 +502,11 @@ static bool check(const flow_point *at, const contender *c, bool guarded)
     set_activity("checking '%s' [%s] at N=%d, block %dx%d, on the %s buffers", c->kernel->label, role, n, block.x,
                  block.y, buf->guard ? "guarded" : "exact-size");
     CUDA_CHECK(cudaMemset(buf->C, POISON_BYTE, (count + buf->guard) * sizeof(float)));
+    if (audited)
+        audit_begin();
     c->kernel->multiply(buf->A, buf->B, buf->C, n, block);
+    if (audited)
+        audit_end();
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     CUDA_CHECK(cudaMemcpy(hC, buf->C, (count + buf->guard) * sizeof(float), cudaMemcpyDeviceToHost));
     set_activity("%s", "");
@@ -531,17 +568,30 @@ static void run_task(void *arg)
     r->run(r->A, r->B, r->C, r->n, r->block);
 }
 
-static void poison_task(void *arg)
+// Before each run of a contender, untimed: an A and a B no run has seen, and C poisoned.
+static void fresh_inputs(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
-    CUDA_CHECK(cudaMemsetAsync(r->C, POISON_BYTE, (size_t)r->n * r->n * sizeof(float)));
+    size_t count = (size_t)r->n * r->n;
+    int grid = 4 * current_device()->sm_count;
+    fill_fresh_matrix<<<grid, HELPER_BLOCK>>>(r->A, count, r->seed, next_fresh_stream++);
+    CUDA_CHECK_LAUNCH();
+    fill_fresh_matrix<<<grid, HELPER_BLOCK>>>(r->B, count, r->seed, next_fresh_stream++);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemsetAsync(r->C, POISON_BYTE, count * sizeof(float)));
 }
 
-static void check_round(void *arg, int round)
+// After each run of a contender, untimed: cuBLAS's product of the same A and
+// B, and how the run's C compares with it.
+static void compare_run(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
-    count_off_elements<<<4 * current_device()->sm_count, 256>>>(r->C, r->check->ref, r->check->abs_ab, r->check->factor,
-                                                                (size_t)r->n * r->n, r->off + round);
+    size_t count = (size_t)r->n * r->n;
+    run_cublas(r->A, r->B, r->ref, r->n, (block_shape){1, 1});
+    abs_product(r->A, r->B, r->abs_ab, r->scratch, r->n);
+    CUDA_CHECK(cudaMemsetAsync(r->errors + call, 0, sizeof *r->errors));
+    compare_on_gpu<<<4 * current_device()->sm_count, HELPER_BLOCK>>>(
+        r->C, r->ref, r->abs_ab, (float)element_bound_factor(r->n), count, r->errors + call);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -550,46 +600,60 @@ static void describe(const flow_point *at, char *buf, size_t len)
     snprintf(buf, len, "N = %d (%.1f GFLOP)", size.n, 2.0 * size.n * (double)size.n * size.n / 1e9);
 }
 
-// The ceiling: cuBLAS, on the same inputs.
+// The ceiling: cuBLAS, on the contenders' inputs as the last run left them.
 static void timed_tasks(const flow_point *at, const contender *cs, int count, timed_entry *entries)
 {
-    int n = size.n, reps = at->opt->reps;
+    int n = size.n;
     double flops = 2.0 * n * (double)n * n;
-    CUDA_CHECK(cudaMemset(size.d_off, 0, sizeof *size.d_off * count * reps));
-    size.check = (device_reference){size.d_ref, size.d_abs_ab, (float)element_bound_factor(n)};
+    timed_run first_inputs = {.A = size.d_fresh_a, .B = size.d_fresh_b, .C = size.outputs[0], .n = n,
+                              .seed = at->opt->seed};
+    fresh_inputs(&first_inputs, 0);  // for the ceiling, which may run first
     entries[0].id = "cublas";
     entries[0].label = "cuBLAS SGEMM, fp32";
     for (int i = 0; i < size.entries; i++) {
-        matmul_fn run = i == 0 ? run_cublas : cs[i - 1].kernel->multiply;
-        size.runs[i] = (timed_run){run, size.exact.A, size.exact.B, size.outputs[i], n, at->block, &size.check,
-                                   i == 0 ? NULL : size.d_off + (size_t)(i - 1) * reps};
+        bool ceiling = i == 0;
+        size.runs[i] = (timed_run){ceiling ? run_cublas : cs[i - 1].kernel->multiply,
+                                   size.d_fresh_a,
+                                   size.d_fresh_b,
+                                   size.outputs[i],
+                                   n,
+                                   at->block,
+                                   at->opt->seed,
+                                   size.d_ref,
+                                   size.d_abs_ab,
+                                   size.d_scratch,
+                                   ceiling ? NULL : size.d_errors + (size_t)(i - 1) * size.calls};
         entries[i].work = flops;
-        entries[i].task = (timed_task){run_task, poison_task, &size.runs[i], i == 0 ? NULL : check_round};
+        entries[i].task = ceiling ? (timed_task){run_task, NULL, &size.runs[i], NULL}
+                                  : (timed_task){run_task, fresh_inputs, &size.runs[i], compare_run};
     }
 }
 
-// Every timed run must have left a right product: each element within the
-// bound (counted on the GPU after each run), and the last run's C within the
-// norm too.
+// Every run must have left a right product: each element within the bound,
+// and the whole within MAX_RELATIVE_ERROR.
 static bool timed_right(const flow_point *at, int i, char *why, size_t len)
 {
-    int n = size.n, reps = at->opt->reps, bad = 0, first = -1;
-    CUDA_CHECK(cudaMemcpy(size.off, size.d_off + (size_t)i * reps, sizeof *size.off * reps, cudaMemcpyDeviceToHost));
-    for (int r = 0; r < reps; r++)
-        if (size.off[r] && bad++ == 0)
-            first = r;
-    CUDA_CHECK(cudaMemcpy(size.hC, size.outputs[i + 1], (size_t)n * n * sizeof(float), cudaMemcpyDeviceToHost));
-    comparison cmp = compare(size.hC, size.ref, size.abs_ab, n);
-    if (!bad && cmp.relative_error <= MAX_RELATIVE_ERROR)
-        return true;
-    snprintf(why, len,
-             "left a wrong C in %d of %d timed runs (run %d: %u elements off), relative error %.2e after the last", bad,
-             reps, first + 1, first < 0 ? 0 : size.off[first], cmp.relative_error);
-    return false;
+    int calls = size.calls, bad = 0, first = -1;
+    CUDA_CHECK(cudaMemcpy(size.errors, size.d_errors + (size_t)i * calls, sizeof *size.errors * calls,
+                          cudaMemcpyDeviceToHost));
+    double first_error = 0;
+    for (int c = 0; c < calls; c++) {
+        double relative = sqrt(size.errors[c].error / size.errors[c].norm);
+        if ((size.errors[c].off || !(relative <= MAX_RELATIVE_ERROR)) && bad++ == 0) {
+            first = c;
+            first_error = relative;
+        }
+    }
+    if (bad)
+        snprintf(why, len,
+                 "left a wrong C in %d of %d runs of the timing, %d warm-up included (run %d: %u elements off, "
+                 "relative error %.2e)",
+                 bad, calls, WARMUP_CALLS, first + 1, size.errors[first].off, first_error);
+    return bad == 0;
 }
 
 // ===========================================================================
-// After timing: fresh inputs, and the audit
+// After timing: the exact A and B refilled
 // ===========================================================================
 
 // Fresh A and B in the same buffers: the next data set.
@@ -597,25 +661,6 @@ static void refill(const flow_point *at, int block_index)
 {
     size.set++;
     load_inputs(at->opt->seed);
-}
-
-static bool audited_call(const flow_point *at, const contender *graded, char *why, size_t len)
-{
-    int n = size.n;
-    size_t bytes = (size_t)n * n * sizeof(float);
-    set_activity("auditing the launches of '%s' at N=%d, block %dx%d", graded->kernel->label, n, at->block.x,
-                 at->block.y);
-    CUDA_CHECK(cudaMemset(size.exact.C, POISON_BYTE, bytes));
-    audit_begin();
-    graded->kernel->multiply(size.exact.A, size.exact.B, size.exact.C, n, at->block);
-    audit_end();
-    CUDA_CHECK(cudaMemcpy(size.hC, size.exact.C, bytes, cudaMemcpyDeviceToHost));
-    set_activity("%s", "");
-    comparison cmp = compare(size.hC, size.ref, size.abs_ab, n);
-    if (cmp.relative_error <= MAX_RELATIVE_ERROR && !cmp.over_bound)
-        return true;
-    snprintf(why, len, "left a wrong C (relative error %.2e)", cmp.relative_error);
-    return false;
 }
 
 // ===========================================================================
@@ -656,7 +701,6 @@ static const track matmul = {
     .timed_tasks = timed_tasks,
     .timed_right = timed_right,
     .refill = refill,
-    .audited_call = audited_call,
     .release = release,
 };
 

@@ -8,13 +8,14 @@
 //   2. time (unless --check): a device-to-device copy of the same bytes (the
 //      ceiling), the track's first kernel, the step's starting kernel and the
 //      learner's (and any given kernel the step compares them with),
-//      interleaved, the L2 flushed before each run. The sum of
-//      every timed run is kept and checked; a graded rate above
-//      PLAUSIBLE_PCT_CEILING of the copy's fails; then the input is refilled
-//      with fresh values, in the same buffer, and the graded kernel checked
-//      once more (a sum remembered from an earlier call shows here);
-//   3. audit (audit.h): one call of the graded kernel, traced with CUPTI,
-//      checked against what the step must launch.
+//      interleaved, the L2 flushed before each run. Before each run of a
+//      kernel, warm-up included, the GPU draws it an input of its own (and
+//      adds it up, exactly, in 64 bits); the sum of every run is kept and
+//      checked against it. A graded rate above PLAUSIBLE_PCT_CEILING of the
+//      copy's fails; then the exact input is refilled with fresh values and
+//      the graded kernel checked once more;
+//   3. audit (audit.h): one of the graded kernel's checks, drawn at random,
+//      traced with CUPTI and checked against what the step must launch.
 //
 // Napkin math for the ceiling: a reduction reads 4n bytes and writes nothing
 // worth counting, so its best time is 4n bytes over the memory bandwidth. The
@@ -132,18 +133,48 @@ static long long fill_input(int *h, unsigned int n, uint64_t seed, int set)
     return sum;
 }
 
+// A fresh input on the GPU, for one timed run: data set `stream` of size n,
+// drawn as fill_input draws it, and its exact sum added into *sum (zeroed
+// first). Each block adds its share with one 64-bit atomic.
+__global__ void fill_fresh_input(int *in, unsigned int n, uint64_t seed, uint64_t stream, int bound,
+                                 unsigned long long *sum)
+{
+    __shared__ unsigned long long warp_sums[32];
+    unsigned long long mine = 0;
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        int v = 1 + (int)(random_u64(seed, stream, i) % (uint64_t)bound);
+        in[i] = v;
+        mine += v;
+    }
+    for (int offset = 16; offset > 0; offset /= 2)
+        mine += __shfl_down_sync(0xffffffffu, mine, offset);
+    if (threadIdx.x % 32 == 0)
+        warp_sums[threadIdx.x / 32] = mine;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long total = 0;
+        for (unsigned int w = 0; w < blockDim.x / 32; w++)
+            total += warp_sums[w];
+        atomicAdd(sum, total);
+    }
+}
+
+enum { FILL_BLOCK = 256 };  // a multiple of 32: fill_fresh_input adds up whole warps
+
 // ===========================================================================
 // The size at hand
 // ===========================================================================
 
 typedef struct {
     reduce_fn sum;  // NULL for the copy
-    const int *d_in;
+    int *d_in;      // a contender's: refilled before each run
     int *d_out;     // the sum, or the copy's destination
     unsigned int n;
     int block;
     int *d_work;
-    int *d_kept;    // the sum of each timed round, kept to be checked after timing
+    uint64_t seed;
+    int *d_kept;                     // the sum each run left, by call, to be checked after timing
+    unsigned long long *d_expected;  // the sum of the input each run had, by call
 } timed_run;
 
 // What the hooks below share: one size's inputs and the buffers of its runs.
@@ -154,20 +185,27 @@ static struct {
     int *d_sum;                                  // where each checked run leaves its sum
     int *d_work;                                 // partial sums, sized to the block at hand
     unsigned int work_ints;
-    // Timing (unless --check): the copy's destination; each contender's sum,
-    // and the sum of each of its timed rounds (on the GPU, then one
-    // contender's on the host).
+    // Timing (unless --check): the contenders' input, drawn afresh for every
+    // run; the copy's destination; each contender's sum; by contender and
+    // call, the sum each run left and the sum of its input (on the GPU, then
+    // one contender's on the host).
     timed_run *runs;
-    int *d_copy, *d_outs, *d_kept, *kept;
+    int calls;  // WARMUP_CALLS + reps
+    int *d_fresh, *d_copy, *d_outs, *d_kept, *kept;
+    unsigned long long *d_expected, *expected;
 } size;
+
+// Every fresh input in this program is a data set of its own.
+static uint64_t next_fresh_stream = FRESH_STREAMS;
 
 static void prepare(const flow_point *at, int count)
 {
     memset(&size, 0, sizeof size);
     unsigned int n = size.n = (unsigned int)at->n;
     size_t bytes = (size_t)n * sizeof(int);
-    // Exact + guarded inputs, the copy's destination, partial sums.
-    require_device_memory(3 * bytes + GUARD_INTS * sizeof(int) + bytes / 16, "this size");
+    bool timing = !at->opt->check_only;
+    // Exact + guarded inputs, partial sums; when timing, the fresh input and the copy's destination.
+    require_device_memory((timing ? 4 : 2) * bytes + GUARD_INTS * sizeof(int) + bytes / 16, "this size");
 
     int *h_in = (int *)malloc(bytes);
     if (!h_in)
@@ -183,16 +221,19 @@ static void prepare(const flow_point *at, int count)
     CUDA_CHECK(cudaMemcpy(size.d_exact, h_in, bytes, cudaMemcpyHostToDevice));
     free(h_in);
 
-    if (at->opt->check_only)
+    if (!timing)
         return;
-    int reps = at->opt->reps;
+    int calls = size.calls = WARMUP_CALLS + at->opt->reps;
     size.runs = (timed_run *)calloc(count + 1, sizeof *size.runs);
-    size.kept = (int *)malloc(sizeof(int) * reps);
-    if (!size.runs || !size.kept)
+    size.kept = (int *)malloc(sizeof(int) * calls);
+    size.expected = (unsigned long long *)malloc(sizeof(unsigned long long) * calls);
+    if (!size.runs || !size.kept || !size.expected)
         die(EXIT_CUDA, "out of host memory");
+    CUDA_CHECK(cudaMalloc(&size.d_fresh, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_copy, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_outs, sizeof(int) * count));
-    CUDA_CHECK(cudaMalloc(&size.d_kept, sizeof(int) * count * reps));
+    CUDA_CHECK(cudaMalloc(&size.d_kept, sizeof(int) * count * calls));
+    CUDA_CHECK(cudaMalloc(&size.d_expected, sizeof(unsigned long long) * count * calls));
 }
 
 // Partial sums: as many as reduce_in_passes needs at this block size, and no
@@ -212,11 +253,14 @@ static void release(void)
     CUDA_CHECK(cudaFree(size.d_exact));
     CUDA_CHECK(cudaFree(size.d_sum));
     CUDA_CHECK(cudaFree(size.d_work));
+    CUDA_CHECK(cudaFree(size.d_fresh));
     CUDA_CHECK(cudaFree(size.d_copy));
     CUDA_CHECK(cudaFree(size.d_outs));
     CUDA_CHECK(cudaFree(size.d_kept));
+    CUDA_CHECK(cudaFree(size.d_expected));
     free(size.runs);
     free(size.kept);
+    free(size.expected);
 }
 
 // ===========================================================================
@@ -273,7 +317,7 @@ static void poison_outputs(void)
         CUDA_CHECK(cudaMemset(size.d_work, POISON_BYTE, size.work_ints * sizeof(int)));
 }
 
-static bool check(const flow_point *at, const contender *c, bool guarded)
+static bool check(const flow_point *at, const contender *c, bool guarded, bool audited)
 {
     unsigned int n = size.n;
     int block = at->block.x;
@@ -282,7 +326,11 @@ static bool check(const flow_point *at, const contender *c, bool guarded)
     set_activity("checking '%s' [%s] at n=%u, block %d, on the %s input", c->kernel->label, role, n, block,
                  guarded ? "guarded" : "exact-size");
     poison_outputs();
+    if (audited)
+        audit_begin();
     c->kernel->sum(guarded ? size.d_guarded : size.d_exact, n, block, size.d_work, size.d_sum);
+    if (audited)
+        audit_end();
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     int got;
     CUDA_CHECK(cudaMemcpy(&got, size.d_sum, sizeof got, cudaMemcpyDeviceToHost));
@@ -317,17 +365,23 @@ static void run_sum(void *arg)
     r->sum(r->d_in, r->n, r->block, r->d_work, r->d_out);
 }
 
-static void poison_sum(void *arg)
+// Before each run, untimed: an input no run has seen, its sum, and the
+// output poisoned.
+static void fresh_input(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
+    CUDA_CHECK(cudaMemsetAsync(r->d_expected + call, 0, sizeof *r->d_expected));
+    fill_fresh_input<<<4 * current_device()->sm_count, FILL_BLOCK>>>(r->d_in, r->n, r->seed, next_fresh_stream++,
+                                                                     input_bound(r->n), r->d_expected + call);
+    CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemsetAsync(r->d_out, POISON_BYTE, sizeof(int)));
 }
 
-// On the GPU, outside the timed span: the sum of this round, kept.
-static void keep_sum(void *arg, int round)
+// On the GPU, after each run, untimed: the sum it left, kept.
+static void keep_sum(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
-    CUDA_CHECK(cudaMemcpyAsync(r->d_kept + round, r->d_out, sizeof(int), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(r->d_kept + call, r->d_out, sizeof(int), cudaMemcpyDeviceToDevice));
 }
 
 static void run_copy(void *arg)
@@ -347,37 +401,40 @@ static void describe(const flow_point *at, char *buf, size_t len)
 // The ceiling: a copy of the same bytes, which moves twice what a reduction reads.
 static void timed_tasks(const flow_point *at, const contender *cs, int count, timed_entry *entries)
 {
-    int block = at->block.x, reps = at->opt->reps;
+    int block = at->block.x, calls = size.calls;
     double bytes = (double)size.n * sizeof(int);
-    size.runs[0] = (timed_run){NULL, size.d_exact, size.d_copy, size.n, block, NULL, NULL};
+    size.runs[0] = (timed_run){.d_in = size.d_exact, .d_out = size.d_copy, .n = size.n, .block = block};
     entries[0] = (timed_entry){.id = "copy",
                                .label = "device-to-device copy",
                                .work = 2 * bytes,
                                .task = {run_copy, NULL, &size.runs[0], NULL}};
     for (int i = 0; i < count; i++) {
         timed_run *r = &size.runs[i + 1];
-        *r = (timed_run){cs[i].kernel->sum, size.d_exact, size.d_outs + i, size.n, block, size.d_work,
-                         size.d_kept + i * reps};
+        *r = (timed_run){cs[i].kernel->sum,         size.d_fresh,           size.d_outs + i,
+                         size.n,                    block,                  size.d_work,
+                         at->opt->seed,             size.d_kept + i * calls, size.d_expected + i * calls};
         entries[i + 1].work = bytes;
-        entries[i + 1].task = (timed_task){run_sum, poison_sum, r, keep_sum};
+        entries[i + 1].task = (timed_task){run_sum, fresh_input, r, keep_sum};
     }
 }
 
 static bool timed_right(const flow_point *at, int i, char *why, size_t len)
 {
-    int reps = at->opt->reps, bad = 0, first = -1;
-    CUDA_CHECK(cudaMemcpy(size.kept, size.d_kept + i * reps, sizeof(int) * reps, cudaMemcpyDeviceToHost));
-    for (int r = 0; r < reps; r++)
-        if ((long long)size.kept[r] != size.expected_exact && bad++ == 0)
-            first = r;
+    int calls = size.calls, bad = 0, first = -1;
+    CUDA_CHECK(cudaMemcpy(size.kept, size.d_kept + i * calls, sizeof(int) * calls, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(size.expected, size.d_expected + i * calls, sizeof *size.expected * calls,
+                          cudaMemcpyDeviceToHost));
+    for (int c = 0; c < calls; c++)
+        if ((long long)size.kept[c] != (long long)size.expected[c] && bad++ == 0)
+            first = c;
     if (bad)
-        snprintf(why, len, "gave a wrong sum in %d of %d timed runs (run %d: %d instead of %lld)", bad, reps,
-                 first + 1, size.kept[first], size.expected_exact);
+        snprintf(why, len, "gave a wrong sum in %d of %d runs of the timing, %d warm-up included (run %d: %d instead "
+                 "of %llu)", bad, calls, WARMUP_CALLS, first + 1, size.kept[first], size.expected[first]);
     return bad == 0;
 }
 
 // ===========================================================================
-// After timing: fresh inputs, and the audit
+// After timing: the exact input refilled
 // ===========================================================================
 
 // Data set 2 + block_index (0 and 1 are the guarded and the exact input).
@@ -390,23 +447,6 @@ static void refill(const flow_point *at, int block_index)
     size.expected_exact = fill_input(h, size.n, at->opt->seed, 2 + block_index);
     CUDA_CHECK(cudaMemcpy(size.d_exact, h, (size_t)size.n * sizeof(int), cudaMemcpyHostToDevice));
     free(h);
-}
-
-static bool audited_call(const flow_point *at, const contender *graded, char *why, size_t len)
-{
-    int block = at->block.x;
-    set_activity("auditing the launches of '%s' at n=%u, block %d", graded->kernel->label, size.n, block);
-    poison_outputs();
-    audit_begin();
-    graded->kernel->sum(size.d_exact, size.n, block, size.d_work, size.d_sum);
-    audit_end();
-    int got;
-    CUDA_CHECK(cudaMemcpy(&got, size.d_sum, sizeof got, cudaMemcpyDeviceToHost));
-    set_activity("%s", "");
-    if ((long long)got == size.expected_exact)
-        return true;
-    snprintf(why, len, "gave %d instead of %lld", got, size.expected_exact);
-    return false;
 }
 
 // ===========================================================================
@@ -434,7 +474,6 @@ static const track reduction = {
     .timed_tasks = timed_tasks,
     .timed_right = timed_right,
     .refill = refill,
-    .audited_call = audited_call,
     .release = release,
 };
 
