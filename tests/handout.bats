@@ -10,8 +10,8 @@ load helpers
 # harness (common/*.cu, *.h), which every copy holds and which answers nothing.
 answer_lines() {
     local root=$1 n=$2 solution exercise
-    solution=$(ls "$root"/solutions/"$n"-*/*.cu)
-    exercise=$(ls "$root"/"$n"-*/"$(basename "$solution")")
+    exercise=$(ls "$root"/"$n"-*/*.cu | grep -v '/main\.cu$')  # the file the learner edits
+    solution=$root/solutions/$(basename "$(dirname "$exercise")")/$(basename "$exercise")
     code() { sed -E 's|^[[:space:]]+||; s|[[:space:]]*//.*$||' "$@" | awk 'length($0) >= 20' | sort -u; }
     comm -23 <(code "$solution") <(code "$exercise" "$root"/common/*.cu "$root"/common/*.h | sort -u)
 }
@@ -65,6 +65,7 @@ leaked_answers() {
     assert_equal "$(awk -f "$dest/common/manifest.awk" "$dest/steps.conf" | paste -sd' ')" \
         "01-naive-matmul 02-register-temp 03-tiled-matmul 04-reduction-interleaved 05-reduction-sequential"
     assert [ ! -e "$dest/tests/mutants" ]
+    assert [ ! -e "$dest/tests/honest" ]
     # The top README's table of steps lists the steps handed out, and no others.
     run grep -c '^| \[0[1-5]-' "$dest/README.md"
     assert_output 5
@@ -101,7 +102,7 @@ leaked_answers() {
     # Grading the exercise: without a GPU, its build test passes and the rest skip.
     run env CUDA_VISIBLE_DEVICES= "$dest/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
     assert_success
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/16$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/17$'
     # bench, calibrate and test-mutants need solutions/: they say so and succeed.
     run make -s -C "$dest" SM="${SM:-90}" bench
     assert_success

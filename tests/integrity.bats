@@ -73,8 +73,90 @@ mutant_file() {
     run "$WORKBOOK_DIR/grading/integrity" "$file"
     assert_failure 1
     assert_line --regexp '^_exit: ends the program.*\(line [0-9]+: _exit\(0\);\)'
-    assert_line --regexp '^puts: prints from the host.*\(line [0-9]+: printf\('
+    assert_line --regexp '^(puts|__printf_chk): prints from the host.*\(line [0-9]+: printf\('
     assert_line --regexp '^\.init_array: 1 function\(s\) that run before or after main.*constructor'
+}
+
+# A host compiler that fortifies, as Ubuntu's do by default: printf becomes
+# __printf_chk, memcpy __memcpy_chk, and so on.
+fortifying_compiler() {
+    local dir=$BATS_TEST_TMPDIR/fortify
+    mkdir -p "$dir"
+    printf '#!/bin/sh\nexec %s -D_FORTIFY_SOURCE=2 "$@"\n' "$(command -v g++)" >"$dir/g++"
+    chmod +x "$dir/g++"
+    echo "$dir/g++"
+}
+
+@test "integrity: a fortified call is named for what it stands for, and a fortified honest file stays clean" {
+    need_solutions
+    command -v g++ >/dev/null || skip "no g++ here"
+    file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/08-forged-records.patch")
+    run env CCBIN="$(fortifying_compiler)" "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^(__printf_chk|puts): prints from the host.*\(line [0-9]+: printf\('
+    # The fortified forms of allowed calls are allowed: memset and memcpy, here on the host.
+    honest=$BATS_TEST_TMPDIR/copies.cu
+    sed 's|^void sum_cascaded(|static void clear(int *p, const int *q, size_t n) { memset(p, 0, n); memcpy(p, q, n); }\n&|; s|^#include "reduction.h"$|&\n#include <string.h>|' \
+        "$(learner_file 08-cascaded solution)" >"$honest"
+    run env CCBIN="$(fortifying_compiler)" "$WORKBOOK_DIR/grading/integrity" "$honest"
+    assert_success
+}
+
+# An honest learner's file in another style than the solution's (tests/honest):
+# helpers, namespaces, cooperative groups, debugging aids. Every one is clean.
+@test "integrity: every honest variant in tests/honest is clean" {
+    [ -d "$WORKBOOK_DIR/tests/honest" ] || skip "no tests/honest/ here: a copy handed out to a class leaves the answers out"
+    for file in "$WORKBOOK_DIR"/tests/honest/*.cu; do
+        run "$WORKBOOK_DIR/grading/integrity" "$file"
+        [ "$status" -eq 0 ] || fail "$(printf '%s is honest, and not clean:\n%s' "$(basename "$file")" "$output")"
+    done
+}
+
+@test "integrity: a definition of a name the program calls fails, naming it, who has it and the line" {
+    need_solutions
+    file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/04-interposed-qsort.patch")
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^qsort: defined in your file, and libc\.so\.6 defines it.*\(line [0-9]+: extern "C" void qsort\('
+    file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/06-interposed-cupti.patch")
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^cuptiActivityRegisterCallbacks: defined in your file, and libcupti\.so defines it'
+    file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/08-interposed-operator-new.patch")
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^operator new\(unsigned long\): defined in your file, and libstdc\+\+\.so\.6 defines it'
+    assert_line --regexp '^operator delete\(void\*\): defined in your file'
+    # Whatever the name, however it is spelled: a C library variable, a
+    # function of the CUDA runtime, a name only the start-up code uses, a
+    # name reserved to the compiler.
+    for definition in 'int optind = 1;' 'cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = 1; return cudaSuccess; }' \
+        'void __gmon_start__(void) {}' 'int _Workbook_flag = 1;'; do
+        sed "s|^#include \"reduction.h\"\$|&\nextern \"C\" $definition|" "$(learner_file 06-reduction-direct solution)" >"$BATS_TEST_TMPDIR/defines.cu"
+        run "$WORKBOOK_DIR/grading/integrity" "$BATS_TEST_TMPDIR/defines.cu"
+        [ "$status" -eq 1 ] || fail "$(printf 'defining %s is not a finding:\n%s' "$definition" "$output")"
+        assert_output --regexp '(defined in your file|a name reserved to the compiler)'
+    done
+}
+
+@test "integrity: assembly in host code fails, naming the line; assembly in device code is fine" {
+    need_solutions
+    file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/07-host-asm-syscall.patch")
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^asm: assembly in host code.*\(line [0-9]+: asm volatile\("syscall"'
+    # A top-level asm statement too.
+    sed 's|^#include "reduction.h"$|&\nasm(".globl workbook_hook\\nworkbook_hook: ret");|' \
+        "$(learner_file 05-reduction-sequential solution)" >"$BATS_TEST_TMPDIR/toplevel.cu"
+    run "$WORKBOOK_DIR/grading/integrity" "$BATS_TEST_TMPDIR/toplevel.cu"
+    assert_failure 1
+    assert_line --regexp '^asm: assembly in host code'
+    # PTX in a kernel is device code.
+    sed 's|partial\[tid\] += partial\[tid + s\];|{ int sum; asm("add.s32 %0, %1, %2;" : "=r"(sum) : "r"(partial[tid]), "r"(partial[tid + s])); partial[tid] = sum; }|' \
+        "$(learner_file 05-reduction-sequential solution)" >"$BATS_TEST_TMPDIR/ptx.cu"
+    grep -q 'add.s32' "$BATS_TEST_TMPDIR/ptx.cu" || fail "the test's edit did not apply"
+    run "$WORKBOOK_DIR/grading/integrity" "$BATS_TEST_TMPDIR/ptx.cu"
+    assert_success
 }
 
 @test "integrity: a side stream and a host copy fail; device-side printf stays allowed" {
