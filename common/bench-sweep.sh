@@ -3,7 +3,7 @@
 # the size grows. For every step whose entry in steps.conf sets sweep= (a list
 # of sizes), its reference solution times the ceiling (cuBLAS, in the matmul
 # track) and its [beyond] kernels, interleaved, at each size: one run of
-# `PROGRAM_solution --machine --only beyond -n N` per size. Called by
+# `PROGRAM_solution --records FILE --only beyond -n N` per size. Called by
 # `make bench-sweep`, which builds the solutions first.
 #
 # Writes, under results/ (BENCH_RESULTS names another folder):
@@ -36,6 +36,8 @@ esac
 mkdir -p "$results"
 
 if [ -z "$from" ]; then
+    run_log=$(mktemp)  # one run's records, before they join the others
+    trap 'rm -f "$run_log"' EXIT
     new_log=$results/sweep-new.log
     printf 'run\tdate=%s\n' "$(date -u +%Y-%m-%d)" >"$new_log"
     swept=0
@@ -52,8 +54,10 @@ if [ -z "$from" ]; then
         for n in ${sizes//,/ }; do
             echo "timing $step's kernels past the lesson at N = $n ..." >&2
             # shellcheck disable=SC2086
-            timeout -k 10 "${BENCH_TIMEOUT:-600}" "$program" --machine --only beyond -n "$n" ${BENCH_ARGS:-} >>"$new_log"
-            case $? in
+            timeout -k 10 "${BENCH_TIMEOUT:-600}" "$program" --records "$run_log" --only beyond -n "$n" ${BENCH_ARGS:-} >&2
+            rc=$?
+            cat "$run_log" >>"$new_log"
+            case $rc in
             0) ;;
             77) echo "bench-sweep: skipped: no usable CUDA device" >&2; mv "$new_log" "$results/sweep-failed.log"; exit 77 ;;
             *) echo "bench-sweep: $step failed at N = $n; its records are in $results/sweep-failed.log" >&2

@@ -44,12 +44,15 @@ else
 fi
 
 source "$root/common/manifest.bash"
+run_log=$(mktemp)  # one run's records, before they join the others
+trap 'rm -f "$run_log"' EXIT
 for step in "$@"; do
     program=$(step_field "$step" program) || die "no step $step in steps.conf"
     echo "running $step/${program}_solution ..." >&2
     # shellcheck disable=SC2086
-    timeout -k 10 "${BENCH_TIMEOUT:-600}" "$root/$step/${program}_solution" --machine ${BENCH_ARGS:-} >>"$new_log"
+    timeout -k 10 "${BENCH_TIMEOUT:-600}" "$root/$step/${program}_solution" --records "$run_log" ${BENCH_ARGS:-} >&2
     rc=$?
+    cat "$run_log" >>"$new_log"
     case $rc in
     0) ;;
     77) status=77; echo "bench: skipped: no usable CUDA device" >&2; break ;;

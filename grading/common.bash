@@ -9,8 +9,9 @@ RECORDS_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../common" && pwd)/records.
 
 # write_step_tests STEP DIR: write DIR/STEP.bats, the step's tests, from its
 # entry in steps.conf: it builds; it is right with every block size of its
-# `blocks` (one test each) at the sizes that catch the usual mistakes; it
-# beats its starting kernel by the threshold; its lesson (where it has a
+# `blocks` (one test each) at the sizes that catch the usual mistakes, and
+# in every run of its timed run; it beats its starting kernel by the
+# threshold; its lesson (where it has a
 # lesson test); the sanitizers; the integrity of the learner's file; the
 # launch audit. The bodies are in lib.bash. Status 2, with the reason on
 # stderr, for an entry that cannot make a test file.
@@ -37,6 +38,7 @@ write_step_tests() {
             [[ $block =~ ^[0-9]+(x[0-9]+)?$ ]] || { echo "$step: bad block '$block' in blocks=" >&2; return 2; }
             echo "@test \"$n correct with block $block\" { grade_check $block; }"
         done
+        echo "@test \"$n correct when timed\" { grade_check_timed; }"
         echo "@test \"$n faster than its starting kernel\" { grade_speed; }"
         [ -z "$title" ] || echo "@test \"$n lesson: $title\" { grade_lesson; }"
         echo "@test \"$n clean under compute-sanitizer\" { grade_sanitize; }"

@@ -5,7 +5,11 @@
 # -- comes from that entry (step_setting).
 #
 # Each program run is bounded by `timeout`, so a kernel that never ends fails
-# its test instead of hanging the grader. A program that finds no GPU (exit 77)
+# its test instead of hanging the grader. The grader reads a program's
+# records from the file it names with --records, which only the harness
+# writes; what the program prints is for people, and a record printed there
+# -- by a kernel's printf, say -- is a forgery, which the launch audit test
+# reports. A program that finds no GPU (exit 77)
 # makes its test skip with the program's own reason, or fail when REQUIRE_GPU=1.
 # Each test leaves a one-line verdict in $GRADE_RESULTS/<step number>/, which
 # `grading/grade` reads for its summary.
@@ -85,15 +89,50 @@ require_build() {
     [ -x "$(program_path)" ] || { fail "not run: $(program_path) is missing (did the build test run?)"; return; }
 }
 
-# run_program ARGS...: run the step's program under timeout; sets status and output.
+# The GPU, when grade --jobs grades several steps at once: a program that
+# checks takes it shared, beside the others' checks; the timed run and the
+# profiled one take it alone, so that nothing else runs on the GPU while they
+# measure. (With one step at a time the lock is never contended.)
+# on_gpu shared|alone COMMAND...: run COMMAND holding the lock so.
+on_gpu() {
+    local mode=$1
+    shift
+    if command -v flock >/dev/null; then
+        flock "--$([ "$mode" = alone ] && echo exclusive || echo shared)" "$GRADE_RESULTS/gpu.lock" "$@"
+    else
+        "$@"
+    fi
+}
+
+# A line of a record: its kind, then a tab (common/records.awk).
+RECORD_LINE=$'^(device|check|time|summary|audit|launch|finding)\t'
+
+# run_program ARGS...: run the step's program under timeout, its records
+# going to a file of this test's; sets status, output (what the program
+# printed, stdout and stderr) and records (what the harness recorded). It
+# shares the GPU with other steps' checks; GPU=alone (a timed run) does not.
 run_program() {
-    run timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} "$@"
+    local file
+    file=$(mktemp "$BATS_TEST_TMPDIR/records.XXXXXX")
+    mkdir -p "$GRADE_RESULTS"
+    run on_gpu "${GPU:-shared}" timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} \
+        --records "$file" "$@"
+    records=$(cat "$file")
+    note_forged_records
+}
+
+# A record among what the program printed did not come from the harness:
+# keep the first as a finding for the launch audit test (verdict "forged").
+note_forged_records() {
+    local forged
+    forged=$(grep -m 1 -E "$RECORD_LINE" <<<"$output") || return 0
+    [ -e "$(verdict_dir)/forged" ] || record forged "$(tr '\t' ' ' <<<"$forged" | cut -c1-200)"
 }
 
 # Note the GPU's name from a program's device record, for the summary.
 note_gpu() {
     local device
-    device=$(grep -m 1 $'^device\t' <<<"$output") || return 0
+    device=$(grep -m 1 $'^device\t' <<<"$records") || return 0
     mkdir -p "$GRADE_RESULTS"
     record_field "$device" name >"$GRADE_RESULTS/gpu"
 }
@@ -116,13 +155,19 @@ triage_exit() {
         fail "timed out after ${GRADE_TIMEOUT}s and was stopped: a kernel that never finishes -- a loop whose end is never reached, or a __syncthreads() that some threads of a block never reach?" || return
         ;;
     2) fail "$(printf 'the program refused its options (exit 2):\n%s' "$output")" ;;
-    3) fail "$(printf 'CUDA error (exit 3):\n%s' "$(grep -v $'^check\t' <<<"$output")")" ;;
+    3) fail "$(printf 'CUDA error (exit 3):\n%s' "$(people_lines)")" ;;
     *) fail "$(printf 'the program ended with exit status %d:\n%s' "$status" "$(tail -n 20 <<<"$output")")" ;;
     esac
 }
 
+# What the program printed for people: its output without lines shaped as records.
+people_lines() {
+    grep -v -E "$RECORD_LINE" <<<"$output"
+}
+
 # The mismatches among the check records, one readable line each (the hint
-# on a line of its own), then whatever the program said that is no record.
+# on a line of its own), then the audit's findings, then whatever the
+# program printed for people.
 describe_mismatches() {
     awk -F'\t' '$1 == "check" && /result=mismatch/ {
         line = ""; hint = ""
@@ -135,8 +180,20 @@ describe_mismatches() {
         next
     }
     $1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) said = said "  " substr($i, 9) "\n"; next }
-    $1 !~ /^(device|check|time|summary|audit|launch)$/ && NF > 0 { said = said "  " $0 "\n" }
-    END { if (total > 12) print "  ... and " total - 12 " more"; printf "%s", said }' <<<"$output"
+    END { if (total > 12) print "  ... and " total - 12 " more"; printf "%s", said }' <<<"$records"
+    people_lines | awk 'NF > 0 { print "  " $0 }'
+}
+
+# fail_wrong_run WHAT: fail the test for a run that ended with status 1:
+# wrong results, or right ones with findings of the launch audit. WHAT says
+# which run ("with block 256", "in the timed run"); AGAIN how to repeat it.
+fail_wrong_run() {
+    local heading="wrong results $1"
+    if grep -q $'^finding\t' <<<"$records" && ! grep -q $'^check\t.*result=mismatch' <<<"$records" &&
+        ! grep -q '^MISMATCH' <<<"$output"; then
+        heading="right results, but the launch audit found, $1, work that is not your kernel doing the step"
+    fi
+    fail "$(printf '%s:\n%s\n(run it yourself: %s)' "$heading" "$(describe_mismatches)" "$2")"
 }
 
 # grade_check BLOCK [SIZE...]: correct at every size with this block size?
@@ -148,21 +205,44 @@ grade_check() {
     require_build
     local sizes
     sizes=$(IFS=,; echo "$*")
-    run_program --check --machine -b "$block" -n "$sizes"
+    run_program --check -b "$block" -n "$sizes"
     record "check-$block" fail  # until shown otherwise
     triage_exit "check-$block" || return
     note_gpu
     if [ "$status" -ne 0 ]; then
-        local heading="wrong results with block $block"
-        if grep -q $'^finding\t' <<<"$output" && ! grep -q $'^check\t.*result=mismatch' <<<"$output"; then
-            heading="right results, but the launch audit found, with block $block, work that is not your kernel doing the step"
-        fi
-        fail "$(printf '%s:\n%s\n(run it yourself: %s --check -b %s -n %s%s)' "$heading" \
-            "$(describe_mismatches)" "$(basename "$(program_path)")" "$block" "$sizes" "${GRADE_SEED:+ -s $GRADE_SEED}")" || return
+        fail_wrong_run "with block $block" \
+            "$(basename "$(program_path)") --check -b $block -n $sizes${GRADE_SEED:+ -s $GRADE_SEED}" || return
     fi
-    grep -q $'^summary\t.*result=correct' <<<"$output" || { fail "the program said nothing about its checks: $output"; return; }
     summary_from_harness || return
     record "check-$block" "pass"
+}
+
+# The timed run (the step's `timed` options), as a correctness test: every
+# run of every kernel in it -- checks, warm-up, timed runs, the check after
+# the refill, the audited call -- must be right. Each run there has inputs
+# of its own, so a kernel that remembers a result, however it recognizes
+# its input, is wrong here. The speed test reads this run's records.
+grade_check_timed() {
+    require_build
+    # shellcheck disable=SC2046
+    GPU=alone run_program $(step_setting timed)
+    record check-timed fail  # until shown otherwise
+    triage_exit check-timed || return
+    note_gpu
+    printf '%s\n' "$records" >"$(verdict_dir)/timed.records"
+    if [ "$status" -ne 0 ]; then
+        fail_wrong_run "in the timed run" \
+            "$(basename "$(program_path)") $(step_setting timed)${GRADE_SEED:+ -s $GRADE_SEED}" || return
+    fi
+    summary_from_harness || return
+    # One timing per kernel: a second record for one is not the harness's.
+    local twice
+    twice=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "time" { n[field("id") " " field("role")]++ } END { for (k in n) if (n[k] > 1) print k }') <<<"$records")
+    if [ -n "$twice" ]; then
+        record forged "two timings of $twice in one run"
+        fail "the timed run's records hold two timings of $twice: one of them did not come from the harness" || return
+    fi
+    record check-timed pass
 }
 
 # The sizes that catch the usual mistakes of a reduction, for one block size
@@ -197,29 +277,31 @@ check_sizes() {
 # ---------------------------------------------------------------------------
 
 # The graded kernel is the learner's last; its speedup over the step's
-# starting kernel is measured in the same process, paired run by run.
+# starting kernel is measured in the same process, paired run by run, in the
+# timed run of the correctness test "correct when timed".
 grade_speed() {
     require_build
     local verdict
     for verdict in "$(verdict_dir)"/check-*; do
         [ -e "$verdict" ] || continue
-        if [ "$(cat "$verdict")" = fail ]; then
+        case $(cat "$verdict") in
+        fail)
             record speed "fail not timed"
             fail "not timed: $STEP is not correct yet (see its correctness tests); speed counts only for a correct kernel" || return
-        fi
+            ;;
+        skip)
+            record speed skip
+            skip "not timed: the correctness tests were skipped (no GPU)"
+            ;;
+        esac
     done
-    # shellcheck disable=SC2086
-    run_program --machine $(step_setting timed)
+    local records
+    records=$(cat "$(verdict_dir)/timed.records" 2>/dev/null)
     record speed "fail not timed"  # until shown otherwise
-    triage_exit speed || return
-    note_gpu
-    if [ "$status" -ne 0 ]; then
-        fail "$(printf 'wrong results in the timed run:\n%s' "$(describe_mismatches)")" || return
-    fi
     local device graded file x_start x_min pct pct_min pct_file
-    device=$(grep $'^device\t' <<<"$output")
-    graded=$(grep $'^time\t' <<<"$output" | grep $'\trole=yours\t' | tail -n 1)
-    [ -n "$graded" ] || { fail "no timing of the graded kernel in the output: $output"; return; }
+    device=$(grep $'^device\t' <<<"$records")
+    graded=$(grep $'^time\t' <<<"$records" | grep $'\trole=yours\t' | tail -n 1)
+    [ -n "$graded" ] || { fail "no timing of the graded kernel: did the test \"correct when timed\" run?"; return; }
     file=$(thresholds_file "$(record_field "$device" name)")
     x_start=$(record_field "$graded" x_start)
     pct=$(record_field "$graded" pct_ceiling)
@@ -388,7 +470,8 @@ grade_lesson() {
     command -v nm >/dev/null || skip_with lesson "nm not found (binutils): it tells your kernels from the given ones"
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     # shellcheck disable=SC2086
-    run timeout -k 10 "$GRADE_TIMEOUT" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 80 \
+    mkdir -p "$GRADE_RESULTS"
+    run on_gpu alone timeout -k 10 "$GRADE_TIMEOUT" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 80 \
         --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" $(step_setting lesson_run)
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
         skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
@@ -459,7 +542,8 @@ grade_sanitize() {
     args=$(make -s -C "$WORKBOOK_DIR/$STEP" print-sanitize-args)
     record sanitize "fail not run"  # until shown otherwise
     # shellcheck disable=SC2086
-    run env PATH="$(dirname "$sanitizer"):$PATH" SANITIZE_TOOLS="$GRADE_SANITIZERS" \
+    mkdir -p "$GRADE_RESULTS"
+    run on_gpu shared env COMPUTE_SANITIZER="$sanitizer" SANITIZE_TOOLS="$GRADE_SANITIZERS" \
         timeout -k 10 "$GRADE_SANITIZE_TIMEOUT" "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
     case $status in
     0) record sanitize "pass $GRADE_SANITIZERS" ;;
@@ -489,11 +573,13 @@ learner_file() {
     fi
 }
 
-# The summary must carry this run's seed, as the harness prints it: records
-# printed by anything else (a forgery before main) do not know it.
+# The run ended with the harness's summary, which carries this run's seed:
+# records written by anything else do not know it.
 summary_from_harness() {
+    grep -q $'^summary\t.*result=correct' <<<"$records" ||
+        { fail "$(printf 'the program recorded no passing summary of its checks:\n%s' "$(tail -n 20 <<<"$output")")"; return; }
     [ -n "${GRADE_SEED:-}" ] || return 0
-    grep -q $'^summary\t.*\tseed='"$GRADE_SEED"$'\t' <<<"$output" ||
+    grep -q $'^summary\t.*\tseed='"$GRADE_SEED"$'\t' <<<"$records" ||
         fail "the program's summary does not carry this run's seed ($GRADE_SEED): it did not come from the harness's checks"
 }
 
@@ -530,18 +616,22 @@ grade_launch_audit() {
     shift
     local sizes
     sizes=$(IFS=,; echo "$*")
-    run_program --check --machine -b "$block" -n "$sizes"
+    run_program --check -b "$block" -n "$sizes"
     record audit "fail not run"  # until it has run; "fail" alone is a finding
     triage_exit audit || return
+    if [ -e "$(verdict_dir)/forged" ]; then
+        record audit fail
+        fail "$(printf 'records that did not come from the harness: a run of this step printed\n  %s\nThe grader reads records only from the harness; printing them (from a kernel, say) is forging them.' "$(cat "$(verdict_dir)/forged")")" || return
+    fi
     local findings audited
-    findings=$(awk -F'\t' '$1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) print "  " substr($i, 9) }' <<<"$output" | sort -u)
-    audited=$(grep -c $'^audit\t' <<<"$output")
+    findings=$(awk -F'\t' '$1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) print "  " substr($i, 9) }' <<<"$records" | sort -u)
+    audited=$(grep -c $'^audit\t' <<<"$records")
     if [ -n "$findings" ]; then
         record audit fail
         fail "$(printf 'the launch audit found work that is not your kernel doing the step:\n%s\n(run it yourself: %s --check -b %s -n %s)' \
             "$findings" "$(basename "$(program_path)")" "$block" "$sizes")" || return
     fi
-    if grep -q $'^check\t.*result=mismatch' <<<"$output"; then
+    if grep -q $'^check\t.*result=mismatch' <<<"$records"; then
         record audit "fail not run"
         fail "not audited: $STEP is not correct yet (see its correctness tests); the audit certifies a correct kernel" || return
     fi

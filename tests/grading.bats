@@ -1,19 +1,28 @@
 #!/usr/bin/env bats
 # The grader's own logic, without a GPU: thresholds, verdicts, the summary,
 # skipping without a GPU, and the result files. A fake step whose "program" is
-# a shell script that prints chosen records stands in for a real one.
+# a shell script that writes chosen records stands in for a real one.
 
 load helpers
 
 setup() {
-    # A fake workbook: one step whose program prints the records in $FAKE_OUTPUT
-    # and exits with $FAKE_STATUS.
+    # A fake workbook: one step whose program writes the records among the
+    # lines of $FAKE_OUTPUT to the file --records names, prints its other
+    # lines (what the harness says to people), prints $FAKE_PRINTS (what a
+    # kernel prints), and exits with $FAKE_STATUS.
     FAKE=$BATS_TEST_TMPDIR/workbook
     mkdir -p "$FAKE/04-fake"
     printf 'print-program:\n\t@echo prog\nall solution:\n\t@true\nprint-sanitize-args:\n\t@echo --check -n 1,33 -b 32\n' >"$FAKE/04-fake/Makefile"
     cat >"$FAKE/04-fake/prog" <<'SCRIPT'
 #!/usr/bin/env bash
-printf '%b' "$FAKE_OUTPUT"
+records=/dev/stdout
+while [ $# -gt 0 ]; do
+    case $1 in --records) records=$2; shift 2 ;; *) shift ;; esac
+done
+kinds=$'^(device|check|time|summary|audit|launch|finding)\t'
+printf '%b' "$FAKE_OUTPUT" | grep -E "$kinds" >"$records"
+printf '%b' "$FAKE_OUTPUT" | grep -v -E "$kinds"
+printf '%b' "${FAKE_PRINTS:-}"
 exit "${FAKE_STATUS:-0}"
 SCRIPT
     chmod +x "$FAKE/04-fake/prog"
@@ -28,7 +37,7 @@ SCRIPT
     lesson_fix="Keep whole warps idle."
     audit="kernel=mine function=sum_mine launches=levels per_thread=1"  audit_run="-b 128 -n 1,1000"
 MANIFEST
-    export FAKE_OUTPUT="" FAKE_STATUS=0
+    export FAKE_OUTPUT="" FAKE_PRINTS="" FAKE_STATUS=0
 }
 
 # Load the grading library as a step's .bats file would, pointed at the fake.
@@ -47,6 +56,13 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     printf 'time\tstep=04-fake\tid=start\trole=start\tx_start=1.0000\tpct_ceiling=10.00\\n'
     printf 'time\tstep=04-fake\tid=mine\trole=yours\tx_start=%s\tpct_ceiling=%s\\n' "$1" "$2"
     printf 'summary\tstep=04-fake\tresult=correct\\n'
+}
+
+timed_speed() {  # timed_speed X_START PCT: the timed run (a correctness test), then the speed test on it
+    FAKE_OUTPUT=$(timed_output "$1" "$2")
+    run grade_check_timed
+    assert_success
+    run grade_speed
 }
 
 @test "every step folder has an entry in steps.conf whose tests can be written, with a default threshold" {
@@ -84,16 +100,14 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
 
 @test "the speed test passes at the threshold and names the figures" {
     use_fake_step
-    FAKE_OUTPUT=$(timed_output 1.6100 22.40)
-    run grade_speed
+    timed_speed 1.6100 22.40
     assert_success
     assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.6100 1.50 22.40 20 thresholds.conf"
 }
 
 @test "the speed test fails below the speedup threshold" {
     use_fake_step
-    FAKE_OUTPUT=$(timed_output 1.0040 22.40)
-    run grade_speed
+    timed_speed 1.0040 22.40
     assert_failure
     assert_output --partial "1.00x faster than the starting kernel; at least 1.50x is required"
     [[ $(cat "$GRADE_RESULTS/04/speed") == fail* ]]
@@ -101,13 +115,11 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
 
 @test "the speed test fails below the share of the ceiling" {
     use_fake_step
-    FAKE_OUTPUT=$(timed_output 1.9 12.5)
-    run grade_speed
+    timed_speed 1.9 12.5
     assert_failure
     assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
     # Below both: the message says both, and what the floor is about (its pct_hint).
-    FAKE_OUTPUT=$(timed_output 1.10 12.5)
-    run grade_speed
+    timed_speed 1.10 12.5
     assert_failure
     assert_output --partial "1.10x faster than the starting kernel; at least 1.50x is required"
     assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
@@ -153,6 +165,51 @@ timed_output() {  # timed_output X_START PCT: the records of a timed run
     run grade_speed
     assert_failure
     assert_output --partial "not timed"
+}
+
+@test "a wrong result in the timed run fails the correctness test 'correct when timed', and then speed is not timed" {
+    use_fake_step
+    record check-32 pass
+    FAKE_STATUS=1
+    FAKE_OUTPUT="$(timed_output 2.5 50 | sed 's/result=correct/result=mismatch/')MISMATCH: 'mine' [yours] gave a wrong sum in 1 of 102 runs of the timing\n"
+    run grade_check_timed
+    assert_failure
+    assert_output --partial "wrong results in the timed run"
+    assert_output --partial "gave a wrong sum in 1 of 102 runs of the timing"
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-timed")" fail
+    run grade_speed
+    assert_failure
+    assert_output --partial "not timed"
+}
+
+@test "records printed by the program change no verdict: the speed comes from the harness's file, and the audit test fails" {
+    use_fake_step
+    record build pass
+    # A slow kernel that prints a fast timing, and a passing summary, onto stdout.
+    FAKE_PRINTS='time\tstep=04-fake\tid=mine\trole=yours\tx_start=9.0000\tpct_ceiling=90.00\nsummary\tstep=04-fake\tresult=correct\n'
+    timed_speed 1.0040 22.40
+    assert_failure
+    assert_output --partial "1.00x faster than the starting kernel"
+    assert_equal "$(cut -d' ' -f1 "$GRADE_RESULTS/04/forged")" time
+    FAKE_OUTPUT="$(printf 'audit\tstep=04-fake\tn=1\tblock=128\tkernels=1\\nsummary\tstep=04-fake\tresult=correct\\n')"
+    run grade_launch_audit 128 1
+    assert_failure
+    assert_output --partial "records that did not come from the harness"
+    assert_output --partial "time step=04-fake id=mine role=yours x_start=9.0000"
+    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" fail
+    # Without the forgery, the same run passes the audit test.
+    rm "$GRADE_RESULTS/04/forged"
+    FAKE_PRINTS='debug: n=1, block 0 sums 7\n'  # a learner's own printf is no record
+    run grade_launch_audit 128 1
+    assert_success
+}
+
+@test "two timings of one kernel in the timed run's records fail 'correct when timed'" {
+    use_fake_step
+    FAKE_OUTPUT="$(timed_output 2.5 50)$(printf 'time\tstep=04-fake\tid=mine\trole=yours\tx_start=9\tpct_ceiling=90\\n')"
+    run grade_check_timed
+    assert_failure
+    assert_output --partial "two timings of mine yours"
 }
 
 @test "the launch audit test fails on findings, in the program's words, and on missing audits; passes on clean ones" {
@@ -362,8 +419,7 @@ lesson_csv() {  # lesson_csv START YOURS: ncu's raw page, per block over 4 block
     # The speed test, with a file that lacks step 04 altogether: the fake step's default.
     use_fake_step
     printf '05 x_start 1.20\n' >"$GRADE_THRESHOLDS"
-    FAKE_OUTPUT=$(timed_output 1.10 22.40)
-    run grade_speed
+    timed_speed 1.10 22.40
     assert_success
     assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.10 1.06 22.40 20 steps.conf"
 }
@@ -476,11 +532,11 @@ STREAM
         --gradescope "$BATS_TEST_TMPDIR/gs.json" --classroom "$BATS_TEST_TMPDIR/cr.json"
     assert_success
     assert_output --partial "# skip $program: skipped: no usable CUDA device"
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/16$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/17$'
     # Skipped, not failed, in the result files; Gradescope has no such status, and its output says so.
-    assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 10
+    assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 11
     refute grep -q '"status": "fail"' "$BATS_TEST_TMPDIR/cr.json"
-    assert_equal "$(grep -c '"output": "skipped, not failed (Gradescope has no status for a skipped test)' "$BATS_TEST_TMPDIR/gs.json")" 10
+    assert_equal "$(grep -c '"output": "skipped, not failed (Gradescope has no status for a skipped test)' "$BATS_TEST_TMPDIR/gs.json")" 11
     refute grep -q '"status": "failed"' "$BATS_TEST_TMPDIR/gs.json"
     if command -v python3 >/dev/null; then
         python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' "$BATS_TEST_TMPDIR/gs.json" "$BATS_TEST_TMPDIR/cr.json"
@@ -489,14 +545,14 @@ STREAM
     assert_output --partial "# skip not sanitized: the correctness tests were skipped (no GPU)"
     # JUnit: complete, one testcase per test, the skips marked.
     run cat "$BATS_TEST_TMPDIR/junit.xml"
-    assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="12" failures="0" errors="0" skipped="10"'
+    assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="13" failures="0" errors="0" skipped="11"'
     assert_line '</testsuites>'
     run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 $solutions --require-gpu \
         --results "$BATS_TEST_TMPDIR/g"
     assert_failure 1
     assert_output --partial "no GPU, and REQUIRE_GPU=1"
     # The table says why, rather than a verdict on a kernel that never ran.
-    assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +no GPU +no GPU +2/16$'
+    assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +no GPU +no GPU +2/17$'
     assert_line --partial "no GPU: the GPU tests of step(s) 04 could not run here"
 }
 
@@ -574,6 +630,7 @@ fake_calibration_workbook() {
     printf '04-fake track=reduction program=prog timed="-n 2^26 -b 256" x_start=1.06\n' >"$W/steps.conf"
     cat >"$W/04-fake/prog_solution" <<'SCRIPT'
 #!/usr/bin/env bash
+[ "$1" = --records ] && exec >"$2"  # the records go to the file calibrate names
 n=$(cat "$FAKE_RUN" 2>/dev/null || echo 0); echo $((n + 1)) >"$FAKE_RUN"
 set -- $FAKE_X; shift "$n"; x=$1
 set -- $FAKE_CEILING; shift "$n"; c=$1
@@ -673,6 +730,14 @@ SCRIPT
 }
 
 @test "grading finds CUDA and the bats libraries with an empty environment, as Classroom's runner gives it" {
+    # Where bats lives outside the places grade looks without PATH, an empty
+    # environment cannot find it: that machine cannot run this test.
+    local found="" d
+    for d in /usr/local/bin /usr/bin /bin "$WORKBOOK_DIR/.tools/bats/bin"; do [ -x "$d/bats" ] && found=$d; done
+    [ -n "$found" ] || skip "bats is on PATH only ($(command -v bats)): grade finds it without PATH in /usr/local/bin, /usr/bin or .tools/bats"
+    found=""
+    for d in /usr/lib/bats /usr/local/lib/bats "$WORKBOOK_DIR/.tools/bats/lib/bats"; do [ -f "$d/bats-assert/load.bash" ] && found=$d; done
+    [ -n "$found" ] || skip "bats-support and bats-assert are only in BATS_LIB_PATH ($BATS_LIB_PATH): grade finds them without it in /usr/lib/bats, /usr/local/lib/bats or .tools/bats/lib/bats"
     # The build's own SM and compiler go along, so that the user's build is
     # used as it is, not rebuilt for other architectures by another nvcc.
     build=("NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}")
@@ -681,7 +746,7 @@ SCRIPT
     before=$(stat -c '%Y %s' "$flags" 2>/dev/null; cat "$flags" 2>/dev/null)
     run env -i CUDA_VISIBLE_DEVICES= "${build[@]}" /bin/bash "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
     assert_success
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/16$'
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/17$'
     [ ! -f "$flags" ] || assert_equal "$(stat -c '%Y %s' "$flags"; cat "$flags")" "$before"
 }
 
