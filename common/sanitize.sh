@@ -8,7 +8,8 @@
 # from PATH. Exit status: 0 clean, 1 problems found or no compute-sanitizer,
 # 2 bad arguments, 77 no usable GPU.
 # SANITIZE_TOOLS picks other tools (the grader adds initcheck: reads of
-# global memory that nothing wrote).
+# global memory that nothing wrote); COMPUTE_SANITIZER names the
+# compute-sanitizer to use (the grader's choice, GRADE_SANITIZER).
 set -u
 OPTIONS_NAME="sanitize"
 source "$(dirname "$0")/options.bash"
@@ -19,7 +20,7 @@ esac
 program=$1
 shift
 
-sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)") || exit 1
+sanitizer=${COMPUTE_SANITIZER:-$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)")} || exit 1
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

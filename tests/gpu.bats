@@ -6,20 +6,28 @@
 
 load helpers
 
+# Steps graded at once: one per core, up to the eight steps (grade --jobs
+# times and profiles each alone all the same).
+grade_jobs() {
+    local cores
+    cores=$(nproc 2>/dev/null || echo 1)
+    echo $((cores < 8 ? cores : 8))
+}
+
 setup() {
     have_gpu || skip "no usable CUDA device: the solutions and exercises were not graded"
 }
 
 @test "the reference solutions pass every grading test" {
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): no reference solutions to grade"
-    run "$WORKBOOK_DIR/grading/grade" --solutions --require-gpu --results "$BATS_TEST_TMPDIR/solutions"
+    run "$WORKBOOK_DIR/grading/grade" --solutions --require-gpu --jobs "$(grade_jobs)" --results "$BATS_TEST_TMPDIR/solutions"
     echo "$output" | tail -n 12 >&3
     assert_success
     refute_output --regexp 'not ok'
 }
 
 @test "every untouched exercise builds and fails its correctness tests" {
-    run "$WORKBOOK_DIR/grading/grade" --require-gpu --results "$BATS_TEST_TMPDIR/exercises"
+    run "$WORKBOOK_DIR/grading/grade" --require-gpu --jobs "$(grade_jobs)" --results "$BATS_TEST_TMPDIR/exercises"
     echo "$output" | tail -n 10 >&3
     assert_failure
     for dir in "${STEP_DIRS[@]}"; do
