@@ -1,7 +1,10 @@
 // honest: step 08 with host helpers of its own (one of them extern "C"), a
-// struct for the launch's shape, __restrict__, and its own block sum made of
-// warp shuffles instead of block_sum.cuh.
+// struct for the launch's shape, __restrict__, its loads in flight written as
+// an unrolled inner loop, and its own block sum made of warp shuffles instead
+// of block_sum.cuh.
 #include "reduction.h"
+
+enum { LOADS = 4 };  // loads each thread has in flight per trip
 
 struct launch_shape {
     unsigned int grid;
@@ -20,7 +23,7 @@ extern "C" int cascade_blocks_per_sm(int block)
 launch_shape cascade_shape(unsigned int n, int block)
 {
     launch_shape shape = {(unsigned int)(current_device()->sm_count * cascade_blocks_per_sm(block)), block};
-    unsigned int needed = ceil_div(n, 8 * block);
+    unsigned int needed = ceil_div(n, LOADS * block);
     if (shape.grid > needed)
         shape.grid = needed;
     return shape;
@@ -32,8 +35,17 @@ __global__ void reduce_cascaded(const int *__restrict__ in, int *__restrict__ su
     __shared__ int warp_totals[BLOCK / 32];
     unsigned int tid = threadIdx.x;
     int v = 0;
-    for (unsigned int i = blockIdx.x * BLOCK + tid; i < n; i += gridDim.x * BLOCK)
-        v += in[i];
+    for (unsigned int base = blockIdx.x * LOADS * BLOCK + tid; base < n; base += gridDim.x * LOADS * BLOCK) {
+        int part[LOADS];
+#pragma unroll
+        for (int k = 0; k < LOADS; k++) {
+            unsigned int j = base + k * BLOCK;
+            part[k] = j < n ? in[j] : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < LOADS; k++)
+            v += part[k];
+    }
     for (int offset = 16; offset > 0; offset /= 2)
         v += __shfl_down_sync(0xffffffffu, v, offset);
     if (tid % 32 == 0)
