@@ -46,6 +46,8 @@ void run_sgemm_warptiled(const float *A, const float *B, float *C, int n, block_
 void run_sgemm_double_buffered(const float *A, const float *B, float *C, int n, block_shape block)
     __attribute__((weak));
 void run_sgemm_tuned(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
+void run_sgemm_shaped(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
+void run_sgemm_split_k(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 
 static const step_kernel beyond[] = {
     {.id = "blocked", .label = "1. register blocking, 8x8 per thread", .multiply = run_sgemm_blocked},
@@ -53,6 +55,8 @@ static const step_kernel beyond[] = {
     {.id = "warptiled", .label = "3. warp tiling", .multiply = run_sgemm_warptiled},
     {.id = "double_buffered", .label = "4. double buffering (cp.async)", .multiply = run_sgemm_double_buffered},
     {.id = "tuned", .label = "5. tuned: 128x256 tiles, block order", .multiply = run_sgemm_tuned},
+    {.id = "shaped", .label = "6. the tile chosen by N", .multiply = run_sgemm_shaped},
+    {.id = "split_k", .label = "7. split-k where the tiles are few", .multiply = run_sgemm_split_k},
 };
 
 int main(int argc, char **argv)
