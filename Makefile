@@ -6,6 +6,7 @@
 #                    instead of the exercises (SOLUTION=1 works too)
 #   JUNIT=FILE       `make grade` also writes JUnit XML there (GRADESCOPE=FILE,
 #                    CLASSROOM=FILE: Gradescope's and GitHub Classroom's results)
+#   JOBS=N           `make grade` grades up to N steps at once (grading/grade --jobs)
 #   SM=90            build for these GPU architectures (default: this machine's GPU)
 #   CUDA_PATH, NVCC  which CUDA toolkit to use
 
@@ -66,12 +67,12 @@ test:
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CORES)) all || exit; \
 	mkdir -p results; status=0; \
 	echo "make test: the tests that time nothing, $(TEST_JOBS) at a time$(if $(filter 1,$(TEST_JOBS)), (GNU parallel runs them side by side: apt-get install parallel))"; \
-	bats --formatter tap $(if $(filter-out 1,$(TEST_JOBS)),--jobs $(TEST_JOBS)) \
+	bats -T --formatter tap $(if $(filter-out 1,$(TEST_JOBS)),--jobs $(TEST_JOBS)) \
 	    $(filter-out $(TIMED_TESTS),$(wildcard tests/*.bats)) | tee results/tests.tap; \
 	[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 	if [ -n "$(TIMED_TESTS)" ]; then \
 	    echo "make test: the tests that grade with timings, alone"; \
-	    bats --formatter tap $(TIMED_TESTS) | tee -a results/tests.tap; \
+	    bats -T --formatter tap $(TIMED_TESTS) | tee -a results/tests.tap; \
 	    [ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
 	fi; \
 	awk -v s="$$(( $$(date +%s) - start ))" '/^(not )?ok / { n++ } /^not ok / { f++ } / # skip / { k++; sub(/^ok [0-9]+ /, ""); print "skipped: " $$0 } \
@@ -79,7 +80,7 @@ test:
 	exit $$status
 
 grade:
-	grading/grade $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \
+	grading/grade $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) $(if $(JOBS),--jobs "$(JOBS)") \
 	    $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
 	    $(if $(CLASSROOM),--classroom "$(CLASSROOM)")
 
