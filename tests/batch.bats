@@ -145,6 +145,7 @@ overlapping() {
 
 @test "batch takes its GPUs from --gpus, else CUDA_VISIBLE_DEVICES, and grades one at a time where there are none" {
     class alice bob
+    FAKE_SECONDS=0.05
     run --separate-stderr env CUDA_VISIBLE_DEVICES=3,5 PATH="$FAKE_BIN:$PATH" \
         "$W/grading/batch" --jobs 2 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
     assert_equal "$status" 1
@@ -317,15 +318,31 @@ teardown() {
     stop_slurm
 }
 
-@test "batch --jobs 2 through a real single-node Slurm: students side by side in job steps, a whole gradebook" {
+@test "batch --jobs 2 in a real single-node Slurm's sbatch job: students side by side in job steps, a whole gradebook" {
     start_slurm || skip "no Slurm to grade through: $why"
     class alice bob carol dave
     # In an allocation of 2 CPUs, each student in a job step of its own (the
     # launcher the README gives, less the GPU this node does not have).
-    run --separate-stderr timeout 180 env -u CUDA_VISIBLE_DEVICES FAKE_SECONDS=0.4 salloc -n2 --mem=1000 \
-        "$W/grading/batch" --jobs 2 --launcher "srun --exclusive -n1 --mem=0" --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
-    assert_equal "$status" 1  # no GPU in any of them
-    [[ $stderr != *"batch: note: srun"* ]] || fail "$stderr"
+    # The README's sbatch script, less the GPUs this node does not have: an
+    # allocation of 2 CPUs, each student in a job step of its own.
+    cat >"$BATS_TEST_TMPDIR/grade-class.sbatch" <<SCRIPT
+#!/bin/bash
+#SBATCH --ntasks=2
+#SBATCH --mem=1000
+#SBATCH --output=$BATS_TEST_TMPDIR/slurm.out
+"$W/grading/batch" --jobs 2 --launcher "srun --exclusive -n1 --mem=0" --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
+SCRIPT
+    local job state
+    job=$(env -u CUDA_VISIBLE_DEVICES FAKE_SECONDS=0.4 sbatch --parsable "$BATS_TEST_TMPDIR/grade-class.sbatch")
+    # (sbatch --wait would do, but looks only every few seconds.)
+    for _ in $(seq 300); do
+        state=$(squeue -h -j "$job" -o %T 2>/dev/null)
+        [ -z "$state" ] || [ "$state" = COMPLETED ] || [ "$state" = FAILED ] && break
+        sleep 0.5
+    done
+    output=$(cat "$BATS_TEST_TMPDIR/slurm.out")
+    [[ $(scontrol show job "$job") == *" ExitCode=1:0"* ]] || fail "the job's exit status is not batch's 1 (no GPU): $(scontrol show job "$job" | grep -o 'JobState=[^ ]*\|ExitCode=[^ ]*'); $output"
+    [[ $output != *"batch: note: srun"* ]] || fail "$output"
     # Every run of every student was in a Slurm job step, one step per student.
     run spans
     assert_equal "${#lines[@]}" 4
