@@ -699,6 +699,7 @@ SCRIPT
     bob='bob "the builder", jr'
     mkdir -p "$students/$bob/04-reduction-interleaved"
     echo 'this is not CUDA' >"$students/$bob/04-reduction-interleaved/reduction_interleaved.cu"
+    one_architecture_without_gpu  # the students' copies are built
     run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 4 --out "$BATS_TEST_TMPDIR/out" "$students"
     # No GPU here: nobody is graded, and the run says so first and fails.
     assert_failure 1

@@ -25,3 +25,11 @@ have_gpu() {
     timeout 120 "$probe" --check -n 1 >/dev/null 2>&1
     [ $? -ne 77 ]
 }
+
+# A test that builds a copy of the workbook builds it, without a GPU, for one
+# architecture: the whole list a GPU-less build makes takes minutes, and one
+# shows as well that the copy builds. (Never in the workbook's own folders:
+# their build would be redone for other tests running beside this one.)
+one_architecture_without_gpu() {
+    have_gpu || export SM=${SM:-75}
+}

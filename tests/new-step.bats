@@ -9,9 +9,7 @@ load helpers
 setup() {
     [ -d "$WORKBOOK_DIR/solutions/08-cascaded" ] || skip "no solutions/08-cascaded in this copy"
     command -v nvcc >/dev/null || skip "no nvcc"
-    # Without a GPU, one architecture is enough to see the new step build
-    # (the whole list of a GPU-less build takes minutes).
-    have_gpu || export SM=${SM:-75}
+    one_architecture_without_gpu
     # A copy of the workbook, its builds included (so the shared harness is not rebuilt).
     W=$BATS_TEST_TMPDIR/wb
     mkdir -p "$W"
