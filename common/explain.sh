@@ -37,8 +37,9 @@
 # Exit status: 0 explained (a line stands out or not), 1 the profiled run or
 # ncu failed, 2 bad arguments, 3 ncu (or nm) is missing, 4 ncu may not read
 # this GPU's performance counters (ERR_NVGPUCTRPERM), 5 this ncu cannot give
-# per-line figures (it has no --print-source cuda,sass: Nsight Compute of
-# CUDA 12 or newer can), 77 no usable GPU.
+# per-line figures (its --help lists no --print-source cuda,sass, which
+# ncu 2025.3 of CUDA 13.0 has), 77 no usable GPU. make explain fails whenever
+# this script does (make's own status is 2): the message says why.
 set -u
 OPTIONS_NAME="explain"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -101,7 +102,7 @@ profile() {
     [ -x "$ncu" ] || { echo "explain: EXPLAIN_NCU=$ncu is not a program" >&2; exit 3; }
     if ! "$ncu" --help 2>&1 | grep -q 'cuda,sass'; then
         echo "explain: this ncu ($("$ncu" --version 2>/dev/null | sed -n 's/^Version //p' | head -n 1)) cannot attribute its counters to lines of CUDA C on the command line (it has no --print-source cuda,sass)." >&2
-        echo "  Use the ncu of a newer CUDA toolkit (CUDA_PATH=/path/to/cuda-12 make explain), or open a report of ncu --section SourceCounters in ncu-ui, on its Source page." >&2
+        echo "  Use the ncu of a newer CUDA toolkit (CUDA_PATH=/path/to/it make explain), or open a report of ncu --section SourceCounters in ncu-ui, on its Source page." >&2
         exit 5
     fi
     [ -x "$binary" ] || { echo "explain: $binary is not built (make$([ "$solution" = 1 ] && echo " solution") in $folder)" >&2; exit 1; }
@@ -159,20 +160,21 @@ header == 2 {
     grid = f[col["launch__grid_size"]]; block = f[col["launch__block_size"]]
     gsub(/,/, "", grid); gsub(/,/, "", block)
     warps += grid * int((block + 31) / 32)
+    blocks += grid
     name = f[col["Kernel Name"]]
     sub(/\(.*/, "", name); sub(/^void /, "", name); sub(/<.*/, "", name)
     if (!(name in seen)) { seen[name] = 1; kernels = kernels (kernels ? ", " : "") name }
     count++
 }
-END { printf "%d\t%d\t%s\n", count, warps, kernels }
+END { printf "%d\t%d\t%d\t%s\n", count, warps, blocks, kernels }
 AWK
 ) "$raw")
-IFS=$'\t' read -r launch_count warps kernels <<<"$launches"
+IFS=$'\t' read -r launch_count warps blocks kernels <<<"$launches"
 [ "${launch_count:-0}" -gt 0 ] || { echo "explain: the raw page $raw lists no launch" >&2; exit 1; }
 
 # The per-line figures (ncu_source.awk), then the verdicts.
 awk -v file="$source_file" -v lesson="$lesson_metric" -f "$here/ncu_csv.awk" -f "$here/ncu_source.awk" "$page" |
-    awk -F'\t' -v brief="$brief" -v warps="$warps" -v name="$(basename "$source_file")" -v source_file="$source_file" \
+    awk -F'\t' -v brief="$brief" -v warps="$warps" -v blocks="$blocks" -v name="$(basename "$source_file")" -v source_file="$source_file" \
         -v lesson_what="$lesson_what" -v number="$number" -v launches="$launch_count" -v kernels="$kernels" \
         -v program="$(basename "$binary")" -v run_args="$run_args" -f <(cat <<'AWK'
 # What makes a line stand out. Each problem is also a share of the kernel's
@@ -187,8 +189,12 @@ awk -v file="$source_file" -v lesson="$lesson_metric" -f "$here/ncu_csv.awk" -f 
 #   uncoalesced: step 01 with its row from threadIdx.x 16 sectors per
 #     request where 4 would do (3.7x over its line, 73%); the solutions 1.0x.
 #   divergent: 04's % tree and mask tree 5.4 busy threads per warp-level
-#     access (74% of the kernel's lanes idle); the solutions of 04 and 05
-#     21.3 (no line below 16).
+#     access, 5.9 times the accesses the same threads packed into whole
+#     warps would make (74% of the kernel's accesses); the solutions of 04
+#     and 05 21.3 (no line below 16). A line that one warp per block runs
+#     (if (tid == 0) ...) makes the fewest accesses it can: 1.0 busy thread
+#     each, and 11% of the accesses of the untouched exercise of 04, which
+#     does little else, yet none to spare.
 #   repeated stores: 02 storing inside its loop 256 stores per warp (n);
 #     its solution 1.
 BEGIN {
@@ -253,13 +259,18 @@ END {
                     spr, ispr, commas(sec), commas(seci), sec / seci, pct((sec - seci) / t_sec)),
                 "The 32 threads of a warp touch addresses far apart, so each request fetches many 32-byte sectors and uses a few bytes of each: give consecutive threads (threadIdx.x) consecutive addresses.")
         }
+        # The fewest warp-level accesses the line's busy threads could make:
+        # packed into whole warps, and at least one per memory instruction
+        # in each block.
         req = value(r, "mem_req"); busy = value(r, "mem_busy")
-        if (req > 0 && t_req > 0 && busy / req < BUSY_MAX && (32 * req - busy) >= DIVERGENT_SHARE_MIN * 32 * t_req) {
+        packed = busy / 32
+        if (blocks * value(r, "mem_instr") > packed) packed = blocks * value(r, "mem_instr")
+        if (req > 0 && t_req > 0 && busy / req < BUSY_MAX && req - packed >= DIVERGENT_SHARE_MIN * t_req) {
             db = value(r, "div_branches")
-            note(l, (32 * req - busy) / (32 * t_req), "divergent warps",
+            note(l, (req - packed) / t_req, "divergent warps",
                 sprintf("%.1f of 32 threads busy per warp", busy / req),
-                sprintf("On average %.1f of the 32 threads of each warp that makes this line's memory accesses take part%s: %s of the lanes of the kernel's memory accesses idle here.",
-                    busy / req, db > 0 ? sprintf(" (%s divergent branches)", commas(db)) : "", pct((32 * req - busy) / (32 * t_req))),
+                sprintf("On average %.1f of the 32 threads of each warp that makes this line's memory accesses take part%s: %s warp-level accesses where the same threads in whole warps would make %s (%.1fx); %s of the kernel's accesses are this line's extra ones.",
+                    busy / req, db > 0 ? sprintf(" (%s divergent branches)", commas(db)) : "", commas(req), commas(packed), req / packed, pct((req - packed) / t_req)),
                 "The threads that do this line are spread over every warp, so every warp runs it for a few of its threads: hand the work to consecutive threads, so that whole warps are busy or idle.")
         }
         st = value(r, "g_st"); ld = value(r, "g_ld")

@@ -5,7 +5,7 @@
 #
 #   awk -v file=PATH [-v lesson=METRIC] -f ncu_csv.awk -f ncu_source.awk PAGE
 #
-# The page (ncu 2023 and newer, seen with 2025.3) is a block per source file
+# The page (as ncu 2025.3 prints it) is a block per source file
 # of each profiled launch: a "File Path" row, a "Function Name" row, a header,
 # then each line of CUDA C that has instructions ("Line No" and its text, with
 # the sums of its instructions) followed by those instructions ("Address" and
@@ -42,6 +42,9 @@
 #                   (shared accesses of 4 bytes or less: their ideal
 #                   wavefronts, one per such access; others: executed)
 #   mem_busy        threads that made them (predicate on)
+#   mem_instr       the line's memory instructions (in one launch; the most
+#                   of any launch): one warp-level access each is the least
+#                   a block that runs the line at all can make
 #   lesson          the line's part of the lesson counter (with `lesson`)
 #   text            the line itself, as ncu read it (last: it may hold "=")
 
@@ -156,6 +159,7 @@ block > 0 {
     if (space == "Global" || space == "Shared") {
         add(where, "mem_req", requests)
         add(where, "mem_busy", on)
+        if (++mem_instr_in[block, where] > mem_instr[where]) mem_instr[where] = mem_instr_in[block, where]
     }
     for (t = 1; t <= terms; t++) {
         split(lesson_term[t], part, ":")
@@ -188,8 +192,8 @@ END {
     }
     for (i = 1; i <= n; i++) {
         where = mine SUBSEP mine_line[i]
-        printf "line\t%d%s\tworst_spr=%.2f\tworst_ideal_spr=%.2f\tnway=%d\ttext=%s\n", mine_line[i], record(where),
-            worst_spr[where], worst_ideal_spr[where], nway[where], line_text[where]
+        printf "line\t%d%s\tworst_spr=%.2f\tworst_ideal_spr=%.2f\tnway=%d\tmem_instr=%d\ttext=%s\n", mine_line[i], record(where),
+            worst_spr[where], worst_ideal_spr[where], nway[where], mem_instr[where], line_text[where]
     }
     printf "total%s\n", record("total")
     for (m in unmapped) printf "lesson_unmapped\t%s\n", m
