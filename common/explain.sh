@@ -181,7 +181,8 @@ awk -v file="$source_file" -v lesson="$lesson_metric" -f "$here/ncu_csv.awk" -f 
 # own total of what it wastes, and a line is named only when that share is
 # at least SHARE_MIN (DIVERGENT_SHARE_MIN): the reference solutions stay
 # quiet, and the rare waste of a line that runs once per block does not
-# count. Figures seen on an H100 (tests/fixtures/explain, ncu 2025.3):
+# count. Figures seen on an H100 (ncu 2025.3; the pages that
+# tests/explain/run --keep recorded, in tests/fixtures/explain):
 #   bank conflicts: step 03's tile stored transposed 5.7x on its read line
 #     (73% of the kernel's wavefronts beyond the ideal), 32x on its store
 #     (10%); step 05 kept at 04's strided index 3.9x (70%); the solutions
