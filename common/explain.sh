@@ -97,7 +97,7 @@ trap 'rm -rf "$tmp"' EXIT
 # profile: one run of the program under ncu, its source and raw pages into
 # $tmp/page.csv and $tmp/raw.csv; exits with the script's status on failure.
 profile() {
-    local ncu names log=$tmp/ncu.log kernels
+    local ncu names log=$tmp/ncu.log
     ncu=${EXPLAIN_NCU:-$(need_tool ncu "Nsight Compute, NVIDIA's kernel profiler (package cuda-nsight-compute-X-Y)")} || exit 3
     [ -x "$ncu" ] || { echo "explain: EXPLAIN_NCU=$ncu is not a program" >&2; exit 3; }
     if ! "$ncu" --help 2>&1 | grep -q 'cuda,sass'; then
