@@ -23,7 +23,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))
 PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile clean harness micro-atomics handout $(STEPS)
+.PHONY: all help test test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile explain clean harness micro-atomics handout $(STEPS)
 
 all: $(STEPS)
 
@@ -46,6 +46,7 @@ help:
 	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson (kept in results/profile-05.txt)"
+	@echo "make explain EX=05   the lines of your file that the profiler blames, each with its figure and what it means"
 	@echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants"
 	@echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
 	@echo "make handout STEP=05 DEST=dir   a copy for a class: the steps up to 05, no solutions"
@@ -136,6 +137,12 @@ profile:
 	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), $$(date -u +%Y-%m-%d):"; \
 	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1); \
 	} | tee $(PROFILED).new && mv $(PROFILED).new $(PROFILED) || { status=$$?; rm -f $(PROFILED).new; exit $$status; }
+
+# The lines of the learner's file that ncu's source counters blame
+# (common/explain.sh; its own exit status says why it failed).
+explain:
+	$(call one_step,explain)
+	$(MAKE) -s -C $(PICKED) explain $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
 
 # The atomics microbenchmark (common/micro/atomics.cu): its table goes to the
 # screen and to results/micro-atomics.txt, which make readme-figures copies

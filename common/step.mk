@@ -12,6 +12,10 @@
 #   make sanitize         compute-sanitizer memcheck, racecheck and synccheck on
 #                         ./PROGRAM at small sizes (SOLUTION=1: on the solution)
 #   make profile          ncu: the metrics of PROFILE_METRICS, per kernel
+#   make explain          ncu's source counters: the lines of your file with bank
+#                         conflicts, uncoalesced or divergent accesses, repeated
+#                         stores, and those behind the lesson's counter
+#                         (SOLUTION=1: the solution's; EXPLAIN_ARGS: another run)
 #   make grade            grade this step (SOLUTION=1: the reference solution)
 #   make help             these lines
 #   make clean
@@ -78,7 +82,7 @@ endif
 SHARED_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACK)))
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
-.PHONY: all solution harness sanitize profile grade help clean print-program print-sanitize-args
+.PHONY: all solution harness sanitize profile explain grade help clean print-program print-sanitize-args
 .DELETE_ON_ERROR:
 
 all: $(PROGRAM)
@@ -121,6 +125,9 @@ sanitize: $(TARGET)
 
 profile: $(TARGET)
 	$(COMMON_DIR)/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS)
+
+explain: $(TARGET)
+	$(COMMON_DIR)/explain.sh $(if $(filter 1,$(SOLUTION)),--solution) $(if $(EXPLAIN_ARGS),--run $(call quote,$(EXPLAIN_ARGS))) $(STEP)
 
 # Grading runs from the top (grading/grade); here, for this step alone.
 grade:

@@ -30,6 +30,7 @@
 bats_load_library bats-support
 bats_load_library bats-assert
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
+source "$(dirname "${BASH_SOURCE[0]}")/explain.bash"  # explain_where: the lines a failed lesson or speed test points at
 
 GRADING_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORKBOOK_DIR=$(cd "$GRADING_DIR/.." && pwd)
@@ -319,7 +320,7 @@ grade_speed() {
     fi
     if ! at_least "$x_start" "$x_min"; then
         record speed "fail $verdict_line"
-        fail "$(printf '%.2fx faster than the starting kernel; at least %sx is required (%s)%s' "$x_start" "$x_min" "$file" "$pct_note")" || return
+        fail "$(printf '%.2fx faster than the starting kernel; at least %sx is required (%s)%s' "$x_start" "$x_min" "$file" "$pct_note")$(explain_where)" || return
     fi
     if [ -n "$pct_note" ]; then
         record speed "fail $verdict_line"
@@ -515,7 +516,7 @@ grade_lesson() {
     if ! awk -v y="$yours" -v s="$start" -v f="$factor" 'BEGIN { exit !(y * f <= s) }'; then
         record lesson "fail $verdict_line"
         fail "$(printf '%s: %s %s; the starting kernel %s: %s. The lesson asks for at least %sx fewer (%s).\n%s\n(see it yourself: make profile EX=%s)' \
-            "$yours_name" "$yours" "$(step_setting lesson_what)" "$start_kernel" "$start" "$factor" "$file" "$(step_setting lesson_fix)" "$(step_number)")" || return
+            "$yours_name" "$yours" "$(step_setting lesson_what)" "$start_kernel" "$start" "$factor" "$file" "$(step_setting lesson_fix)" "$(step_number)")$(explain_where)" || return
     fi
     record lesson "pass $verdict_line"
 }
