@@ -47,7 +47,8 @@ help:
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson (kept in results/profile-05.txt)"
 	@echo "make explain EX=05   the lines of your file that the profiler blames, each with its figure and what it means"
-	@echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants"
+	@echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants,"
+	@echo "                     scores the honest variants of tests/honest, and make explain names tests/explain's lines"
 	@echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
 	@echo "make handout STEP=05 DEST=dir   a copy for a class: the steps up to 05, no solutions"
 	@echo "make test-toolkits   build and test with CUDA 11.8, 12.4 and this nvcc, each unpacked into a cache"
@@ -106,8 +107,12 @@ calibrate: $(SOLVED)
 readme-figures:
 	common/readme-figures.sh
 
+# The planted mistakes: the grader must catch each, and score each honest
+# variant in full (tests/mutants/run); make explain must name each culprit
+# line (tests/explain/run). Both plant into copies of solutions/.
 test-mutants: all
 	$(if $(wildcard tests/mutants/run),tests/mutants/run,@echo "make test-mutants: skipped: no tests/mutants/ here (it plants mistakes in copies of solutions/)" >&2)
+	$(if $(wildcard tests/explain/run),tests/explain/run)
 
 handout:
 	$(if $(and $(STEP),$(DEST)),,$(error name the last step and a new folder: make handout STEP=05 DEST=../workbook-05))

@@ -12,6 +12,8 @@
 #   common/micro/               before step 08: it times steps 06's and 07's kernels
 #   tests/mutants/              planted mistakes in copies of the solutions
 #   tests/honest/               right answers to every step, in other styles
+#   tests/explain/              culprit lines planted in copies of the solutions
+#   tests/fixtures/explain/     the profiler's pages of those, and of the solutions
 # Each step's main.cu still holds the previous step's answer (05's holds
 # 04's): that is its starting kernel. Hand out one step at a time to keep
 # step N's answer until step N+1.
@@ -46,7 +48,7 @@ fi
 keep() {
     local path=$1 n
     case $path in
-    solutions/* | tests/mutants/* | tests/honest/* | .dev/* | .tools/*) return 1 ;;
+    solutions/* | tests/mutants/* | tests/honest/* | tests/explain/* | tests/fixtures/explain/* | .dev/* | .tools/*) return 1 ;;
     common/block_sum.cuh) [ "$step" \> 07 ] ;;  # only step 08 includes it
     common/micro/*) [ "$step" \> 07 ] ;;       # it holds steps 06's and 07's kernels
     [0-9][0-9]-*/*) n=${path%%-*}; [ ! "$n" \> "$step" ] ;;
