@@ -15,7 +15,8 @@
 #                            past it, the message says to run make explain
 #   GRADE_EXPLAIN_PAGES      "PAGE RAW": ncu's recorded pages to read instead
 #                            of profiling (the workbook's own tests)
-# and those of lib.bash: STEP, GRADE_SOLUTIONS, GRADE_NCU.
+# and those of lib.bash: STEP, GRADE_SOLUTIONS, GRADE_NCU. The profiled run
+# has the GPU to itself (on_gpu alone, lib.bash), as the lesson test's has.
 
 EXPLAIN_LINES=2  # how many lines a message ends with
 
@@ -40,7 +41,8 @@ explain_where() {
         args+=(--page "${pages[0]}" --raw "${pages[1]:-}")
     fi
     ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
-    out=$(EXPLAIN_NCU="$ncu" timeout -k 5 "${GRADE_EXPLAIN_TIMEOUT:-60}" \
+    mkdir -p "$GRADE_RESULTS"
+    out=$(on_gpu alone env EXPLAIN_NCU="$ncu" timeout -k 5 "${GRADE_EXPLAIN_TIMEOUT:-60}" \
         "$GRADING_DIR/../common/explain.sh" "${args[@]}" "$STEP" 2>/dev/null)
     status=$?
     if [ "$status" -eq 0 ] && [ -n "$out" ]; then
