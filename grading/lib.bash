@@ -185,9 +185,10 @@ describe_mismatches() {
     people_lines | awk 'NF > 0 { print "  " $0 }'
 }
 
-# fail_wrong_run WHAT: fail the test for a run that ended with status 1:
-# wrong results, or right ones with findings of the launch audit. WHAT says
-# which run ("with block 256", "in the timed run"); AGAIN how to repeat it.
+# fail_wrong_run WHAT AGAIN: fail the test for a run that ended with status
+# 1: wrong results, or right ones with findings of the launch audit. WHAT
+# says which run ("with block 256", "in the timed run"); AGAIN is the command
+# that runs it again.
 fail_wrong_run() {
     local heading="wrong results $1"
     if grep -q $'^finding\t' <<<"$records" && ! grep -q $'^check\t.*result=mismatch' <<<"$records" &&
