@@ -1,8 +1,10 @@
-# options.bash: the command-line manners every script of the workbook shares,
-# so that each behaves the same way: --help prints the script's header comment
-# and exits 0; a bad option, or an option without its value, says what is
-# wrong on one line and exits 2. Sourced by the scripts in common/, grading/
-# and tests/mutants/; each sets OPTIONS_NAME (its name in messages) first.
+# options.bash: the manners every script of the workbook shares, so that each
+# behaves the same way: --help prints the script's header comment and exits 0;
+# a bad option, or an option without its value, says what is wrong on one
+# line and exits 2; a value is asked of make without make's own chatter.
+# Sourced by the scripts in common/, grading/ (and the grader's tests,
+# grading/lib.bash) and tests/; each script sets OPTIONS_NAME (its name in
+# messages) first.
 
 # usage: the header comment of the running script (its lines after #!, up to
 # the first line that is not a comment), without the leading "# ".
@@ -34,4 +36,13 @@ need_tool() {
     echo "${OPTIONS_NAME:-$(basename "$0")}: $name not found${CUDA_BIN:+ in $CUDA_BIN} or on PATH: it is $what," \
         "part of the CUDA toolkit (install the toolkit, or set CUDA_PATH to one that has it)" >&2
     exit 1
+}
+
+# make_value DIR GOAL: what GOAL, a goal of DIR's Makefile that only prints a
+# value (print-program, print-sanitize-args), prints -- and nothing else. A
+# make that runs this script hands its own flags down in MAKEFLAGS: `make -C
+# .. grade` hands down w, which wraps the value in "Entering directory"
+# lines even under -s, and --trace or -n would change what is printed.
+make_value() {
+    env -u MAKEFLAGS -u MFLAGS -u GNUMAKEFLAGS make -s -C "$1" "$2"
 }

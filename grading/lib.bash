@@ -29,6 +29,7 @@
 
 bats_load_library bats-support
 bats_load_library bats-assert
+source "$(dirname "${BASH_SOURCE[0]}")/../common/options.bash"  # make_value
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 source "$(dirname "${BASH_SOURCE[0]}")/explain.bash"  # explain_where: the lines a failed lesson or speed test points at
 
@@ -51,7 +52,7 @@ record() {
     echo "$2" >"$(verdict_dir)/$1"
 }
 
-program_name() { make -s -C "$WORKBOOK_DIR/$STEP" print-program; }
+program_name() { make_value "$WORKBOOK_DIR/$STEP" print-program; }
 
 program_path() {
     local name
@@ -541,7 +542,7 @@ grade_sanitize() {
     if [ -z "$sanitizer" ]; then
         skip_with sanitize "compute-sanitizer not found: it comes with the CUDA toolkit; put its bin/ on PATH to run this test"
     fi
-    args=$(make -s -C "$WORKBOOK_DIR/$STEP" print-sanitize-args)
+    args=$(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
     record sanitize "fail not run"  # until shown otherwise
     # shellcheck disable=SC2086
     mkdir -p "$GRADE_RESULTS"
