@@ -21,15 +21,15 @@
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of the calibrated one
 #                       or the manifest's defaults
-#   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: from
-#                       PATH, else beside nvcc)
+#   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: as
+#                       every script finds them: cuda_tool, common/options.bash)
 #   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
 #   GRADE_SEED          the seed of the programs' random inputs (-s); grading/grade picks one per run
 #   MANIFEST            another steps.conf (the tests use one)
 
 bats_load_library bats-support
 bats_load_library bats-assert
-source "$(dirname "${BASH_SOURCE[0]}")/../common/options.bash"  # make_value
+source "$(dirname "${BASH_SOURCE[0]}")/../common/options.bash"  # cuda_tool, make_value
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 source "$(dirname "${BASH_SOURCE[0]}")/explain.bash"  # explain_where: the lines a failed lesson or speed test points at
 
@@ -375,23 +375,13 @@ learner_object() {
 }
 
 # find_cuda_tool NAME [PATH]: the path of a CUDA toolkit tool (ncu,
-# compute-sanitizer), from PATH or beside nvcc; nothing if there is none.
-# A PATH given (GRADE_NCU, GRADE_SANITIZER) is taken as it is, or nothing
-# if it is not an executable file.
+# compute-sanitizer), looked for as every script of the workbook looks for
+# it (cuda_tool, common/options.bash); a PATH given (GRADE_NCU,
+# GRADE_SANITIZER) is taken as it is. Prints nothing where there is none,
+# and always succeeds, so that a missing tool is a skip with its reason, not
+# a failed assignment under bats' errexit.
 find_cuda_tool() {
-    local path nvcc_dir
-    # Prints the path, or nothing; always succeeds, so that a missing tool is
-    # a skip with its reason, not a failed assignment under bats' errexit.
-    if [ -n "${2:-}" ]; then
-        if [ -x "$2" ] && [ -f "$2" ]; then echo "$2"; fi
-        return 0
-    fi
-    path=$(command -v "$1" 2>/dev/null) && { echo "$path"; return 0; }
-    nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc")")
-    for path in "$nvcc_dir/$1" "${CUDA_PATH:-/usr/local/cuda}/bin/$1"; do
-        [ -x "$path" ] && { echo "$path"; return 0; }
-    done
-    return 0
+    cuda_tool "$@" || true
 }
 
 # lesson_launches CSV METRIC: from ncu's raw CSV page, one line per kernel in
