@@ -2,7 +2,9 @@
 # The CUDA toolkit's programs -- nvcc, ncu, compute-sanitizer -- are looked
 # for in one order by every script that needs one (cuda_tool, in
 # common/options.bash): what it was told to use, CUDA_BIN, PATH, beside
-# nvcc, CUDA_PATH. Needs no GPU: stand-in programs say where they are.
+# nvcc, CUDA_PATH. And `make sanitize` runs the sanitizers that the grader's
+# sanitizer test runs. Needs no GPU: stand-in programs say where they are
+# and what they were asked.
 
 load helpers
 
@@ -73,4 +75,33 @@ stand_in() {
     run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --check
     assert_success
     assert_output --partial "the compute-sanitizer in $T/toolkit/bin"
+}
+
+@test "make sanitize runs the very sanitizers that the grader's sanitizer test runs" {
+    # A stand-in compute-sanitizer that notes each tool it is asked for.
+    cat >"$T/compute-sanitizer" <<SCRIPT
+#!/bin/sh
+echo "\$2" >>"\$TOOLS_ASKED"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer
+    # make sanitize: its recipe (common/step.mk) runs sanitize.sh on the program.
+    TOOLS_ASKED=$T/make-sanitize run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --check -n 1
+    assert_success
+    # The grader's test, on a step whose program and sanitize arguments a
+    # Makefile of its own gives, after a correct check.
+    mkdir -p "$T/fake/04-fake"
+    printf 'print-program:\n\t@echo prog\nprint-sanitize-args:\n\t@echo --check -n 1\n' >"$T/fake/04-fake/Makefile"
+    cp /bin/true "$T/fake/04-fake/prog"
+    STEP=04-fake
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    WORKBOOK_DIR=$T/fake GRADE_RESULTS=$T/results GRADE_SANITIZER=$COMPUTE_SANITIZER
+    record check-32 pass
+    TOOLS_ASKED=$T/grader run grade_sanitize
+    assert_success
+    assert_equal "$(cat "$T/make-sanitize")" "$(cat "$T/grader")"
+    # What the grader runs is what its verdict names, initcheck among them.
+    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "pass $(paste -sd' ' "$T/grader")"
+    grep -qx initcheck "$T/grader"
 }
