@@ -167,6 +167,25 @@ people_lines() {
     grep -v -E "$RECORD_LINE" <<<"$output"
 }
 
+# The launch audit's findings among the records, each once, indented: a
+# function that copies its result to the host does so in every call the
+# audit traces, at every size, and one line says so with the count.
+audit_findings() {
+    awk -F'\t' -f "$RECORDS_READER" -f <(cat <<'AWK'
+    $1 == "audit" { calls++ }
+    $1 == "finding" {
+        m = field("message")
+        if (!(m in seen)) order[++k] = m
+        seen[m]++
+    }
+    END {
+        for (i = 1; i <= k; i++)
+            print "  " order[i] (seen[order[i]] > 1 ? " -- in " seen[order[i]] " of the " calls " calls audited" : "")
+    }
+AWK
+    ) <<<"$records"
+}
+
 # The mismatches among the check records, one readable line each (the hint
 # on a line of its own), then the audit's findings, then whatever the
 # program printed for people.
@@ -179,10 +198,9 @@ describe_mismatches() {
         }
         if (++shown <= 12) { print "  " line; if (hint != "") print "    hint: " hint }
         total++
-        next
     }
-    $1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) said = said "  " substr($i, 9) "\n"; next }
-    END { if (total > 12) print "  ... and " total - 12 " more"; printf "%s", said }' <<<"$records"
+    END { if (total > 12) print "  ... and " total - 12 " more" }' <<<"$records"
+    audit_findings
     people_lines | awk 'NF > 0 { print "  " $0 }'
 }
 
@@ -614,7 +632,7 @@ grade_launch_audit() {
         fail "$(printf 'records that did not come from the harness: a run of this step printed\n  %s\nThe grader reads records only from the harness; printing them (from a kernel, say) is forging them.' "$(cat "$(verdict_dir)/forged")")" || return
     fi
     local findings audited
-    findings=$(awk -F'\t' '$1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) print "  " substr($i, 9) }' <<<"$records" | sort -u)
+    findings=$(audit_findings)
     audited=$(grep -c $'^audit\t' <<<"$records")
     if [ -n "$findings" ]; then
         record audit fail

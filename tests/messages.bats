@@ -23,3 +23,58 @@ header_of() {
     # grade, batch, calibrate, report and integrity at least.
     [ "$count" -ge 5 ] || fail "only $count grading scripts with --help found"
 }
+
+# A step whose program writes the records among the lines of $FAKE_OUTPUT
+# (printf %b) to the file --records names, and exits with $FAKE_STATUS; the
+# grading library loaded for it as a step's test file loads it.
+fake_step() {
+    local fake=$BATS_TEST_TMPDIR/workbook
+    mkdir -p "$fake/04-fake"
+    printf 'print-program:\n\t@echo prog\n' >"$fake/04-fake/Makefile"
+    cat >"$fake/04-fake/prog" <<'SCRIPT'
+#!/usr/bin/env bash
+while [ $# -gt 0 ]; do case $1 in --records) records=$2; shift 2 ;; *) shift ;; esac; done
+printf '%b' "$FAKE_OUTPUT" >"$records"
+exit "${FAKE_STATUS:-0}"
+SCRIPT
+    chmod +x "$fake/04-fake/prog"
+    STEP=04-fake
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    WORKBOOK_DIR=$fake
+    GRADE_RESULTS=$BATS_TEST_TMPDIR/results
+    unset GRADE_SEED
+}
+
+# audited_calls N FINDING...: the records of N audited calls at sizes 1..N,
+# each with the findings given (one record each), then the harness's summary.
+audited_calls() {
+    local n=$1 i f
+    shift
+    for ((i = 1; i <= n; i++)); do
+        printf 'check\\tstep=04-fake\\tn=%d\\tresult=correct\\n' "$i"
+        printf 'audit\\tstep=04-fake\\tn=%d\\tblock=256\\tkernels=1\\n' "$i"
+        for f in "$@"; do printf 'finding\\tstep=04-fake\\tn=%d\\tblock=256\\tmessage=%s\\n' "$i" "$f"; done
+    done
+    printf 'summary\\tstep=04-fake\\tresult=audit\\n'
+}
+
+@test "a finding that every audited call makes is said once, with the count of calls" {
+    fake_step
+    local copy="your sum_fake made a copy of 4 bytes, device to host: the result must be computed on the GPU"
+    export FAKE_STATUS=1
+    FAKE_OUTPUT=$(audited_calls 8 "$copy" "your sum_fake launched 2 kernels")
+    export FAKE_OUTPUT
+    # The launch audit test, and a correctness test whose run the audit failed.
+    for test in "grade_launch_audit 256 1 2 3 4 5 6 7 8" "grade_check 256 1 2 3 4 5 6 7 8"; do
+        run $test
+        assert_failure
+        assert_equal "$(grep -c "made a copy of 4 bytes" <<<"$output")" 1
+        assert_line "  $copy -- in 8 of the 8 calls audited"
+        assert_line "  your sum_fake launched 2 kernels -- in 8 of the 8 calls audited"
+    done
+    # Made once, it is said as it is.
+    FAKE_OUTPUT=$(audited_calls 1 "$copy")
+    run grade_launch_audit 256 1
+    assert_failure
+    assert_line "  $copy"
+}
