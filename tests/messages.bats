@@ -78,3 +78,27 @@ audited_calls() {
     assert_failure
     assert_line "  $copy"
 }
+
+@test "every step's README lists make explain with its other commands, in the same words, and make sanitize's every tool" {
+    # The tools make sanitize runs, as a stand-in compute-sanitizer is asked for them.
+    printf '#!/bin/sh\necho "$2" >>%q\n' "$BATS_TEST_TMPDIR/tools" >"$BATS_TEST_TMPDIR/compute-sanitizer"
+    chmod +x "$BATS_TEST_TMPDIR/compute-sanitizer"
+    COMPUTE_SANITIZER=$BATS_TEST_TMPDIR/compute-sanitizer run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true
+    assert_success
+    grep -qx memcheck "$BATS_TEST_TMPDIR/tools" || fail "the stand-in compute-sanitizer was not asked for memcheck"
+    local dir n block tool
+    for dir in "${STEP_DIRS[@]}"; do
+        dir=${dir%/}
+        n=$(basename "$dir" | cut -c1-2)
+        # The block of commands around `make -C .. grade EX=NN` (up to blank lines or a fence).
+        block=$(awk -v g="make -C .. grade EX=$n" '/^ *(```)?$/ { if (found) exit; blk = ""; next }
+            { blk = blk $0 "\n" } index($0, g) { found = 1 } END { printf "%s", found ? blk : "" }' "$dir/README.md")
+        [ -n "$block" ] || fail "$dir/README.md lists no make -C .. grade EX=$n"
+        grep -Eq "^ *make -C \.\. explain EX=$n +# the lines of your file that ncu blames, and why$" <<<"$block" ||
+            fail "$(printf '%s/README.md: its commands list no make -C .. explain EX=%s in the words of the others:\n%s' "$dir" "$n" "$block")"
+        while read -r tool; do
+            grep -E "^ *make -C \.\. sanitize EX=$n " <<<"$block" | grep -q "$tool" ||
+                fail "$dir/README.md: its make sanitize line does not name $tool, which make sanitize runs"
+        done <"$BATS_TEST_TMPDIR/tools"
+    done
+}
