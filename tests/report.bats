@@ -78,3 +78,53 @@ suite = ET.parse(r + "/junit.xml").getroot().find("testsuite")
 assert suite.get("failures") == "7", suite.attrib
 PY
 }
+
+# is_valid_everywhere: tests.tsv is UTF-8, the two JSON files load, the
+# JUnit XML parses; prints the failed tests' messages from results.json.
+is_valid_everywhere() {
+    python3 - "$R" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+r = sys.argv[1]
+open(r + "/tests.tsv", encoding="utf-8", errors="strict").read()
+gs = json.load(open(r + "/gs.json", encoding="utf-8"))
+json.load(open(r + "/cr.json", encoding="utf-8"))
+ET.parse(r + "/junit.xml")
+for t in gs["tests"]:
+    if t.get("status") == "failed":
+        print(t["output"])
+PY
+}
+
+@test "a message with bytes that are not UTF-8, or control characters, leaves every result file valid" {
+    # Latin-1 (0xe9), a lone continuation byte, an overlong /, a surrogate,
+    # U+FFFE, control characters (0x01, ESC, DEL), and what XML and JSON escape.
+    printf '1..2\nsuite /x/grading/04-reduction-interleaved.bats\nbegin 1 04 builds\n' >"$R/bats-stream.in"
+    printf 'not ok 1 04 builds in 5ms\n# caf\351 \200 \300\257 \355\240\200 \357\277\276 a\001b \033[31mred\033[0m del\177 <&>"'"'"' \\ caf\303\251 \342\202\254\n' >>"$R/bats-stream.in"
+    printf 'begin 2 04 integrity of your file\nnot ok 2 04 integrity of your file in 5ms\n# \001\n' >>"$R/bats-stream.in"
+    report_all
+    run is_valid_everywhere
+    assert_success
+    # What could be kept is kept; what could not is shown as U+FFFD or ^X.
+    assert_line --partial $'failed: caf\uFFFD \uFFFD \uFFFD\uFFFD \uFFFD\uFFFD\uFFFD \uFFFD a^Ab ^[[31mred^[[0m del^? <&>"\' \\ caf\u00e9 \u20ac'
+    assert_line "failed: ^A"
+}
+
+@test "a step file saved in Latin-1 that does not compile leaves every result file valid" {
+    # A copy of the workbook, its step 04 a file in Latin-1 whose error the compiler quotes.
+    R=$BATS_TEST_TMPDIR/g
+    W=$BATS_TEST_TMPDIR/w
+    mkdir -p "$W"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./.tools' \
+        --exclude='./solutions' -cf - .) | tar -xf - -C "$W"
+    export MANIFEST=$W/steps.conf
+    printf 'const char *greeting = "caf\351 \001";\nint sum_of_nothing() { return undefined_here; }\n' \
+        >>"$W/04-reduction-interleaved/$(step_field 04-reduction-interleaved program).cu"
+    one_architecture_without_gpu
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step 04 --results "$R" \
+        --junit "$R/junit.xml" --gradescope "$R/gs.json" --classroom "$R/cr.json"
+    assert_failure 1
+    assert_line --regexp '^04-reduction-interleaved +fail '
+    run is_valid_everywhere
+    assert_success
+    assert_output --partial $'"caf\uFFFD ^A"'
+}
