@@ -21,8 +21,12 @@ flags_under_make_C() {
     cat "$BATS_TEST_TMPDIR/flags"
 }
 
+# The step these tests grade: the first of this copy (a handout may hold only some).
+first_step() { basename "${STEP_DIRS[0]}"; }
+
 @test "under make -C, the grader's program, the learner's file and the sanitizer's arguments are make's values alone" {
-    local step=04-reduction-interleaved
+    local step
+    step=$(first_step)
     local dir=$WORKBOOK_DIR/$step
     local program
     program=$(step_field "$step" program)
@@ -53,21 +57,23 @@ SCRIPT
     refute_output --partial "directory"
 }
 
-@test "make -C .. grade EX=04, as a learner runs it from a step's folder, grades the step" {
-    local step=04-reduction-interleaved
+@test "make -C .. grade EX=NN, as a learner runs it from a step's folder, grades the step" {
+    local step
+    step=$(first_step)
     [ -x "$WORKBOOK_DIR/$step/$(step_field "$step" program)" ] || skip "$step is not built: run make first"
     # The workbook's own `make grade` writes to results/grade; this one, the
     # same through a make -C, writes to a folder of this test's.
-    make_above "\"$WORKBOOK_DIR/grading/grade\" --step 04 --results \"$BATS_TEST_TMPDIR/g\""
+    make_above "\"$WORKBOOK_DIR/grading/grade\" --step ${step%%-*} --results \"$BATS_TEST_TMPDIR/g\""
     # It runs as from a learner's shell: without this test's own bats in its
     # environment (its variables, and its libexec/ ahead on PATH), which
     # would stand in for the one grade starts.
     local outer=() v path
     for v in $(compgen -e | grep '^BATS_' | grep -vx BATS_LIB_PATH); do outer+=(-u "$v"); done
     path=$(tr ':' '\n' <<<"$PATH" | grep -vxF "$BATS_LIBEXEC" | paste -sd: -)
-    run env "${outer[@]}" PATH="$path" CUDA_VISIBLE_DEVICES= make -C "$BATS_TEST_TMPDIR/above" run EX=04
+    run env "${outer[@]}" PATH="$path" CUDA_VISIBLE_DEVICES= make -C "$BATS_TEST_TMPDIR/above" run EX=${step%%-*}
     assert_success
     refute_output --partial "not ok"
     refute_output --partial "not run"
-    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/17$'
+    # Without a GPU: built, the GPU tests skipped (the lesson's where the step has one).
+    assert_line --regexp "^$step +pass +skip +skip +(skip|-) +skip +skipped +[0-9]+/[0-9]+\$"
 }

@@ -110,20 +110,22 @@ PY
 }
 
 @test "a step file saved in Latin-1 that does not compile leaves every result file valid" {
-    # A copy of the workbook, its step 04 a file in Latin-1 whose error the compiler quotes.
+    # A copy of the workbook, a step's file in Latin-1 with an error the compiler quotes.
     R=$BATS_TEST_TMPDIR/g
     W=$BATS_TEST_TMPDIR/w
     mkdir -p "$W"
     (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./.tools' \
         --exclude='./solutions' -cf - .) | tar -xf - -C "$W"
     export MANIFEST=$W/steps.conf
+    local step
+    step=$(basename "${STEP_DIRS[0]}")  # the first of this copy's steps
     printf 'const char *greeting = "caf\351 \001";\nint sum_of_nothing() { return undefined_here; }\n' \
-        >>"$W/04-reduction-interleaved/$(step_field 04-reduction-interleaved program).cu"
+        >>"$W/$step/$(step_field "$step" program).cu"
     one_architecture_without_gpu
-    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step 04 --results "$R" \
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step "${step%%-*}" --results "$R" \
         --junit "$R/junit.xml" --gradescope "$R/gs.json" --classroom "$R/cr.json"
     assert_failure 1
-    assert_line --regexp '^04-reduction-interleaved +fail '
+    assert_line --regexp "^$step +fail "
     run is_valid_everywhere
     assert_success
     assert_output --partial $'"caf\uFFFD ^A"'
