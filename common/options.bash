@@ -72,9 +72,14 @@ need_tool() {
 
 # make_value DIR GOAL: what GOAL, a goal of DIR's Makefile that only prints a
 # value (print-program, print-sanitize-args), prints -- and nothing else. A
-# make that runs this script hands its own flags down in MAKEFLAGS: `make -C
-# .. grade` hands down w, which wraps the value in "Entering directory"
-# lines even under -s, and --trace or -n would change what is printed.
+# make that runs this script hands its flags down in MAKEFLAGS: `make -C ..
+# grade` hands down w, which wraps the value in "Entering directory" lines
+# even under -s, and --trace or -n would change what is printed. Its
+# variables (SM=90, NVCC=..., after the " -- ") go on, as the build had
+# them: a goal that reads the toolchain records it (common/step.mk), and
+# another would have the next make rebuild everything.
 make_value() {
-    env -u MAKEFLAGS -u MFLAGS -u GNUMAKEFLAGS make -s -C "$1" "$2"
+    local flags=" ${MAKEFLAGS:-}" vars=""
+    [[ $flags == *" -- "* ]] && vars="-- ${flags#* -- }"
+    MAKEFLAGS=$vars MFLAGS="" GNUMAKEFLAGS="" make -s -C "$1" "$2"
 }
