@@ -355,27 +355,54 @@ void audit_end(void)
 // Checking a trace against the step's facts
 // ===========================================================================
 
+// A call's findings, each message once, with how many times the call made
+// it: a function that copies its result to the host at every level of the
+// tree makes the same finding at every level, and says so in one line. A
+// call makes at most two findings per activity (its stream, and what it is)
+// and a few of its own.
+enum { MAX_FINDINGS = 2 * AUDIT_MAX_ACTIVITIES + 8, FINDING_LEN = 1024 };
+static char found[MAX_FINDINGS][FINDING_LEN];
+static int found_times[MAX_FINDINGS];
+
 typedef struct {
     const options *opt;
     const audit_call *call;
     char block[32];
-    int findings;
+    int findings;  // distinct messages, in found[] up to MAX_FINDINGS
 } audit_context;
+
+static void print_finding(const audit_context *ctx, const char *message, int times)
+{
+    char count[48] = "";
+    if (times > 1)
+        snprintf(count, sizeof count, " (%d times in the call)", times);
+    if (ctx->opt->machine)
+        print_record("finding", "step=%s\tn=%llu\tblock=%s\tmessage=%s%s", ctx->call->step, ctx->call->n, ctx->block,
+                     message, count);
+    else
+        printf("AUDIT: %s%s\n", message, count);
+}
 
 static void finding(audit_context *ctx, const char *format, ...) __attribute__((format(printf, 2, 3)));
 static void finding(audit_context *ctx, const char *format, ...)
 {
-    char message[1024];
+    char message[FINDING_LEN];
     va_list ap;
     va_start(ap, format);
     vsnprintf(message, sizeof message, format, ap);
     va_end(ap);
+    for (int i = 0; i < ctx->findings && i < MAX_FINDINGS; i++)
+        if (strcmp(found[i], message) == 0) {
+            found_times[i]++;
+            return;
+        }
+    if (ctx->findings < MAX_FINDINGS) {
+        snprintf(found[ctx->findings], FINDING_LEN, "%s", message);
+        found_times[ctx->findings] = 1;
+    } else {
+        print_finding(ctx, message, 1);  // past the table (more findings than the bound above): said at once
+    }
     ctx->findings++;
-    if (ctx->opt->machine)
-        print_record("finding", "step=%s\tn=%llu\tblock=%s\tmessage=%s", ctx->call->step, ctx->call->n, ctx->block,
-                     message);
-    else
-        printf("AUDIT: %s\n", message);
 }
 
 // "void ns::reduce_unrolled<256u>(int const*, int*, unsigned int)" -> "reduce_unrolled", and its
@@ -568,5 +595,7 @@ int audit_report(const options *opt, const audit_call *call)
                 function, t->span_ms, t->event_ms);
     if (facts.given)
         check_facts(&ctx, &facts, t);
+    for (int i = 0; i < ctx.findings && i < MAX_FINDINGS; i++)
+        print_finding(&ctx, found[i], found_times[i]);
     return ctx.findings;
 }

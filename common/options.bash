@@ -1,8 +1,10 @@
-# options.bash: the command-line manners every script of the workbook shares,
-# so that each behaves the same way: --help prints the script's header comment
-# and exits 0; a bad option, or an option without its value, says what is
-# wrong on one line and exits 2. Sourced by the scripts in common/, grading/
-# and tests/mutants/; each sets OPTIONS_NAME (its name in messages) first.
+# options.bash: the manners every script of the workbook shares, so that each
+# behaves the same way: --help prints the script's header comment and exits 0;
+# a bad option, or an option without its value, says what is wrong on one
+# line and exits 2; a tool of the CUDA toolkit is looked for in one order
+# everywhere; a value is asked of make without make's own chatter. Sourced by
+# the scripts in common/, grading/ (and the grader's tests, grading/lib.bash)
+# and tests/; each script sets OPTIONS_NAME (its name in messages) first.
 
 # usage: the header comment of the running script (its lines after #!, up to
 # the first line that is not a comment), without the leading "# ".
@@ -22,16 +24,62 @@ need_value() {
     [ $# -ge 2 ] || die "$1 needs a value (try --help)"
 }
 
-# need_tool NAME WHAT: a tool of the CUDA toolkit, found where the chosen
-# toolkit keeps it ($CUDA_BIN, which make passes on), else on PATH, else under
-# $CUDA_PATH or /usr/local/cuda. Prints its path, or says what to install and
-# exits 1: a missing tool is no bad option.
-need_tool() {
-    local name=$1 what=$2 path
-    for path in ${CUDA_BIN:+"${CUDA_BIN%/}/$name"} "$(command -v "$name")" "${CUDA_PATH:-/usr/local/cuda}/bin/$name"; do
-        [ -n "$path" ] && [ -x "$path" ] && [ ! -d "$path" ] && { echo "$path"; return 0; }
+# cuda_tool NAME [GIVEN]: the path of a program of the CUDA toolkit (nvcc,
+# ncu, compute-sanitizer), looked for in this order:
+#   1. GIVEN, where the caller was told which one to use (NVCC, GRADE_NCU,
+#      COMPUTE_SANITIZER, ...): that one or none, a path or a name on PATH;
+#   2. $CUDA_BIN, the bin/ of the toolkit make chose (common/cuda.mk exports
+#      it), so that the tools come from the compiler's own toolkit;
+#   3. PATH;
+#   4. beside nvcc ($NVCC, else nvcc on PATH, its links followed: a link in
+#      /usr/bin may stand for a whole toolkit elsewhere);
+#   5. $CUDA_PATH/bin, or without CUDA_PATH the usual homes of a toolkit
+#      that nobody put on PATH, /usr/local/cuda/bin and /opt/cuda/bin.
+# Prints the path and succeeds, or prints nothing and fails.
+cuda_tool() {
+    local name=$1 given=${2:-} nvcc dir homes=(/usr/local/cuda/bin /opt/cuda/bin)
+    if [ -n "$given" ]; then
+        type -P "$given"
+        return
+    fi
+    [ -z "${CUDA_PATH:-}" ] || homes=("$CUDA_PATH/bin")
+    nvcc=$(type -P "${NVCC:-nvcc}") && nvcc=$(dirname "$(readlink -f "$nvcc")")
+    for dir in ${CUDA_BIN:+"$CUDA_BIN"} PATH ${nvcc:+"$nvcc"} "${homes[@]}"; do
+        if [ "$dir" = PATH ]; then
+            type -P "$name" && return 0
+        elif [ -f "${dir%/}/$name" ] && [ -x "${dir%/}/$name" ]; then
+            echo "${dir%/}/$name"
+            return 0
+        fi
     done
-    echo "${OPTIONS_NAME:-$(basename "$0")}: $name not found${CUDA_BIN:+ in $CUDA_BIN} or on PATH: it is $what," \
-        "part of the CUDA toolkit (install the toolkit, or set CUDA_PATH to one that has it)" >&2
+    return 1
+}
+
+# need_tool NAME WHAT [GIVEN]: cuda_tool NAME [GIVEN], for a script that
+# cannot go on without the tool: prints its path, or says what to install
+# and exits 1 (a missing tool is no bad option).
+need_tool() {
+    local name=$1 what=$2 given=${3:-}
+    cuda_tool "$name" "$given" && return 0
+    if [ -n "$given" ]; then
+        echo "${OPTIONS_NAME:-$(basename "$0")}: $name not found: $given, named for it, is not a program" >&2
+    else
+        echo "${OPTIONS_NAME:-$(basename "$0")}: $name not found${CUDA_BIN:+ in $CUDA_BIN} or on PATH: it is $what," \
+            "part of the CUDA toolkit (install the toolkit, or set CUDA_PATH to one that has it)" >&2
+    fi
     exit 1
+}
+
+# make_value DIR GOAL: what GOAL, a goal of DIR's Makefile that only prints a
+# value (print-program, print-sanitize-args), prints -- and nothing else. A
+# make that runs this script hands its flags down in MAKEFLAGS: `make -C ..
+# grade` hands down w, which wraps the value in "Entering directory" lines
+# even under -s, and --trace or -n would change what is printed. Its
+# variables (SM=90, NVCC=..., after the " -- ") go on, as the build had
+# them: a goal that reads the toolchain records it (common/step.mk), and
+# another would have the next make rebuild everything.
+make_value() {
+    local flags=" ${MAKEFLAGS:-}" vars=""
+    [[ $flags == *" -- "* ]] && vars="-- ${flags#* -- }"
+    MAKEFLAGS=$vars MFLAGS="" GNUMAKEFLAGS="" make -s -C "$1" "$2"
 }

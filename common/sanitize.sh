@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # sanitize.sh PROGRAM ARGS...: run PROGRAM ARGS under compute-sanitizer's
 # memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory
-# data races) and synccheck (barriers not every thread reaches), and pass only
-# if none of them reports anything: an error, a hazard or a warning.
-# Called by `make sanitize`; ARGS are small sizes in --check mode.
-# compute-sanitizer is taken from the toolkit make chose (CUDA_BIN), else
-# from PATH. Exit status: 0 clean, 1 problems found or no compute-sanitizer,
-# 2 bad arguments, 77 no usable GPU.
-# SANITIZE_TOOLS picks other tools (the grader adds initcheck: reads of
-# global memory that nothing wrote); COMPUTE_SANITIZER names the
-# compute-sanitizer to use (the grader's choice, GRADE_SANITIZER).
+# data races), synccheck (barriers not every thread reaches) and initcheck
+# (reads of global memory that nothing wrote), and pass only if none of them
+# reports anything: an error, a hazard or a warning.
+# Called by `make sanitize` and by the grader's sanitizer test, so that a
+# file clean under the one is clean under the other: the tools are listed
+# here only. ARGS are small sizes in --check mode.
+# compute-sanitizer is looked for as every tool of the toolkit is (cuda_tool
+# in common/options.bash: first the toolkit make chose, CUDA_BIN, then PATH);
+# COMPUTE_SANITIZER names the one to use (the grader's choice). Exit status:
+# 0 clean, 1 problems found or no compute-sanitizer, 2 bad arguments, 77 no
+# usable GPU.
 set -u
 OPTIONS_NAME="sanitize"
 source "$(dirname "$0")/options.bash"
@@ -20,12 +22,14 @@ esac
 program=$1
 shift
 
-sanitizer=${COMPUTE_SANITIZER:-$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)")} || exit 1
+sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)" \
+    "${COMPUTE_SANITIZER:-}") || exit 1
+tools="memcheck racecheck synccheck initcheck"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 failed=()
-for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+for tool in $tools; do
     echo "== $tool: $program $*"
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$program" "$@" >"$log" 2>&1
     status=$?
@@ -49,4 +53,4 @@ if [ ${#failed[@]} -gt 0 ]; then
     echo "sanitize: ${failed[*]} reported problems in $program" >&2
     exit 1
 fi
-echo "sanitize: ${SANITIZE_TOOLS:-memcheck racecheck synccheck} clean for $program"
+echo "sanitize: $tools clean for $program"

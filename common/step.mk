@@ -9,8 +9,9 @@
 #
 #   make                  ./PROGRAM, from the exercise
 #   make solution         ./PROGRAM_solution, from the reference solution
-#   make sanitize         compute-sanitizer memcheck, racecheck and synccheck on
-#                         ./PROGRAM at small sizes (SOLUTION=1: on the solution)
+#   make sanitize         compute-sanitizer memcheck, racecheck, synccheck and
+#                         initcheck on ./PROGRAM at small sizes, as the grader
+#                         runs them (SOLUTION=1: on the solution)
 #   make profile          ncu: the metrics of PROFILE_METRICS, per kernel
 #   make explain          ncu's source counters: the lines of your file with bank
 #                         conflicts, uncoalesced or divergent accesses, repeated

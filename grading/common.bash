@@ -103,3 +103,51 @@ threshold_or_default() {
         [ -z "$value" ] || echo "$value $defaults"
     fi
 }
+
+# valid_text: stdin as valid UTF-8 without control characters, for the
+# result files (JSON and XML), which no byte of a learner's may break: a
+# file saved in Latin-1 whose line the compiler quotes, a control character
+# a kernel printed. Each byte that is not part of valid UTF-8 (nor of a
+# character XML allows) becomes U+FFFD, the replacement character; each
+# control character but tab and line feed, its caret form (^A, ^[, ^?), as
+# cat -v shows it. Byte by byte, in the C locale, whatever the user's.
+valid_text() {
+    LC_ALL=C awk '
+    BEGIN { for (i = 1; i < 256; i++) byte[sprintf("%c", i)] = i; bad = "\357\277\275" }
+    /^[\t -~]*$/ { print; next }  # printable ASCII, as most lines are
+    {
+        out = ""
+        n = length($0)
+        for (i = 1; i <= n; i++) {
+            c = substr($0, i, 1)
+            b = byte[c]
+            if (b < 128) {
+                out = out (b == 9 || (b >= 32 && b < 127) ? c : "^" sprintf("%c", b == 127 ? 63 : b + 64))
+                continue
+            }
+            # A lead byte: how long its sequence is, and the range of its
+            # second byte (no overlong forms, no surrogates, nothing past U+10FFFF).
+            if (b >= 194 && b <= 223) { len = 2; lo = 128; hi = 191 }
+            else if (b == 224) { len = 3; lo = 160; hi = 191 }
+            else if ((b >= 225 && b <= 236) || b == 238 || b == 239) { len = 3; lo = 128; hi = 191 }
+            else if (b == 237) { len = 3; lo = 128; hi = 159 }
+            else if (b == 240) { len = 4; lo = 144; hi = 191 }
+            else if (b >= 241 && b <= 243) { len = 4; lo = 128; hi = 191 }
+            else if (b == 244) { len = 4; lo = 128; hi = 143 }
+            else { out = out bad; continue }
+            ok = i + len - 1 <= n
+            for (k = 1; ok && k < len; k++) {
+                d = byte[substr($0, i + k, 1)]
+                ok = k == 1 ? (d >= lo && d <= hi) : (d >= 128 && d <= 191)
+            }
+            if (ok) {
+                seq = substr($0, i, len)
+                out = out (seq == "\357\277\276" || seq == "\357\277\277" ? bad : seq)  # U+FFFE, U+FFFF: no characters to XML
+                i += len - 1
+            } else {
+                out = out bad
+            }
+        }
+        print out
+    }'
+}

@@ -21,14 +21,15 @@
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of the calibrated one
 #                       or the manifest's defaults
-#   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: from
-#                       PATH, else beside nvcc)
+#   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: as
+#                       every script finds them: cuda_tool, common/options.bash)
 #   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
 #   GRADE_SEED          the seed of the programs' random inputs (-s); grading/grade picks one per run
 #   MANIFEST            another steps.conf (the tests use one)
 
 bats_load_library bats-support
 bats_load_library bats-assert
+source "$(dirname "${BASH_SOURCE[0]}")/../common/options.bash"  # cuda_tool, make_value
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 source "$(dirname "${BASH_SOURCE[0]}")/explain.bash"  # explain_where: the lines a failed lesson or speed test points at
 
@@ -51,7 +52,7 @@ record() {
     echo "$2" >"$(verdict_dir)/$1"
 }
 
-program_name() { make -s -C "$WORKBOOK_DIR/$STEP" print-program; }
+program_name() { make_value "$WORKBOOK_DIR/$STEP" print-program; }
 
 program_path() {
     local name
@@ -166,6 +167,25 @@ people_lines() {
     grep -v -E "$RECORD_LINE" <<<"$output"
 }
 
+# The launch audit's findings among the records, each once, indented: a
+# function that copies its result to the host does so in every call the
+# audit traces, at every size, and one line says so with the count.
+audit_findings() {
+    awk -F'\t' -f "$RECORDS_READER" -f <(cat <<'AWK'
+    $1 == "audit" { calls++ }
+    $1 == "finding" {
+        m = field("message")
+        if (!(m in seen)) order[++k] = m
+        seen[m]++
+    }
+    END {
+        for (i = 1; i <= k; i++)
+            print "  " order[i] (seen[order[i]] > 1 ? " -- in " seen[order[i]] " of the " calls " calls audited" : "")
+    }
+AWK
+    ) <<<"$records"
+}
+
 # The mismatches among the check records, one readable line each (the hint
 # on a line of its own), then the audit's findings, then whatever the
 # program printed for people.
@@ -178,10 +198,9 @@ describe_mismatches() {
         }
         if (++shown <= 12) { print "  " line; if (hint != "") print "    hint: " hint }
         total++
-        next
     }
-    $1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) said = said "  " substr($i, 9) "\n"; next }
-    END { if (total > 12) print "  ... and " total - 12 " more"; printf "%s", said }' <<<"$records"
+    END { if (total > 12) print "  ... and " total - 12 " more" }' <<<"$records"
+    audit_findings
     people_lines | awk 'NF > 0 { print "  " $0 }'
 }
 
@@ -374,23 +393,13 @@ learner_object() {
 }
 
 # find_cuda_tool NAME [PATH]: the path of a CUDA toolkit tool (ncu,
-# compute-sanitizer), from PATH or beside nvcc; nothing if there is none.
-# A PATH given (GRADE_NCU, GRADE_SANITIZER) is taken as it is, or nothing
-# if it is not an executable file.
+# compute-sanitizer), looked for as every script of the workbook looks for
+# it (cuda_tool, common/options.bash); a PATH given (GRADE_NCU,
+# GRADE_SANITIZER) is taken as it is. Prints nothing where there is none,
+# and always succeeds, so that a missing tool is a skip with its reason, not
+# a failed assignment under bats' errexit.
 find_cuda_tool() {
-    local path nvcc_dir
-    # Prints the path, or nothing; always succeeds, so that a missing tool is
-    # a skip with its reason, not a failed assignment under bats' errexit.
-    if [ -n "${2:-}" ]; then
-        if [ -x "$2" ] && [ -f "$2" ]; then echo "$2"; fi
-        return 0
-    fi
-    path=$(command -v "$1" 2>/dev/null) && { echo "$path"; return 0; }
-    nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc")")
-    for path in "$nvcc_dir/$1" "${CUDA_PATH:-/usr/local/cuda}/bin/$1"; do
-        [ -x "$path" ] && { echo "$path"; return 0; }
-    done
-    return 0
+    cuda_tool "$@" || true
 }
 
 # lesson_launches CSV METRIC: from ncu's raw CSV page, one line per kernel in
@@ -522,17 +531,14 @@ grade_lesson() {
     record lesson "pass $verdict_line"
 }
 
-# The sanitizers each step is run under by grade_sanitize.
-: "${GRADE_SANITIZERS:=memcheck racecheck synccheck initcheck}"
 # Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
 : "${GRADE_SANITIZE_TIMEOUT:=$((2 * GRADE_TIMEOUT))}"
 
-# grade_sanitize: compute-sanitizer's memcheck (out-of-bounds and misaligned
-# accesses), racecheck (shared-memory races), synccheck (barriers) and
-# initcheck (reads of global memory never written) on the learner's program
-# at the step's small sizes (its Makefile's SANITIZE_SIZES and
-# SANITIZE_BLOCKS). A race can give the right sum on every run; these tools
-# see it anyway.
+# grade_sanitize: exactly what `make sanitize` runs (common/sanitize.sh:
+# compute-sanitizer's memcheck, racecheck, synccheck and initcheck) on the
+# learner's program at the step's small sizes (its Makefile's SANITIZE_SIZES
+# and SANITIZE_BLOCKS), so that a file clean there is clean here. A race can
+# give the right sum on every run; these tools see it anyway.
 grade_sanitize() {
     require_build
     require_correct sanitize sanitized || return
@@ -541,14 +547,14 @@ grade_sanitize() {
     if [ -z "$sanitizer" ]; then
         skip_with sanitize "compute-sanitizer not found: it comes with the CUDA toolkit; put its bin/ on PATH to run this test"
     fi
-    args=$(make -s -C "$WORKBOOK_DIR/$STEP" print-sanitize-args)
+    args=$(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
     record sanitize "fail not run"  # until shown otherwise
     # shellcheck disable=SC2086
     mkdir -p "$GRADE_RESULTS"
-    run on_gpu shared env COMPUTE_SANITIZER="$sanitizer" SANITIZE_TOOLS="$GRADE_SANITIZERS" \
+    run on_gpu shared env COMPUTE_SANITIZER="$sanitizer" \
         timeout -k 10 "$GRADE_SANITIZE_TIMEOUT" "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
     case $status in
-    0) record sanitize "pass $GRADE_SANITIZERS" ;;
+    0) record sanitize "pass $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")" ;;
     77) triage_exit sanitize ;;
     124 | 137)
         record sanitize "fail timed out"
@@ -626,7 +632,7 @@ grade_launch_audit() {
         fail "$(printf 'records that did not come from the harness: a run of this step printed\n  %s\nThe grader reads records only from the harness; printing them (from a kernel, say) is forging them.' "$(cat "$(verdict_dir)/forged")")" || return
     fi
     local findings audited
-    findings=$(awk -F'\t' '$1 == "finding" { for (i = 2; i <= NF; i++) if ($i ~ /^message=/) print "  " substr($i, 9) }' <<<"$records" | sort -u)
+    findings=$(audit_findings)
     audited=$(grep -c $'^audit\t' <<<"$records")
     if [ -n "$findings" ]; then
         record audit fail

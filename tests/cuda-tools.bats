@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# The CUDA toolkit's programs -- nvcc, ncu, compute-sanitizer -- are looked
+# for in one order by every script that needs one (cuda_tool, in
+# common/options.bash): what it was told to use, CUDA_BIN, PATH, beside
+# nvcc, CUDA_PATH. And `make sanitize` runs the sanitizers that the grader's
+# sanitizer test runs. Needs no GPU: stand-in programs say where they are
+# and what they were asked.
+
+load helpers
+
+setup() {
+    T=$BATS_TEST_TMPDIR
+    # The places in the order they are looked in: CUDA_BIN (as make passes
+    # it, with its slash), PATH, beside nvcc, CUDA_PATH.
+    PLACES=("$T/cuda-bin" "$T/on-path" "$T/toolkit/bin" "$T/cuda-path/bin")
+    # nvcc reached through a link on PATH, as /usr/bin/nvcc may stand for a
+    # toolkit elsewhere: beside it is beside the real one.
+    stand_in "$T/toolkit/bin" nvcc
+    mkdir -p "$T/links"
+    ln -s "$T/toolkit/bin/nvcc" "$T/links/nvcc"
+    export CUDA_BIN=$T/cuda-bin/ CUDA_PATH=$T/cuda-path PATH=$T/on-path:$T/links:/usr/bin:/bin
+    unset NVCC
+}
+
+# stand_in DIR NAME: a program NAME in DIR that says which it is, in the
+# shape compute-sanitizer gives its findings, and finds nothing.
+stand_in() {
+    mkdir -p "$1"
+    printf '#!/bin/sh\necho "========= the %s in %s"\necho "========= ERROR SUMMARY: 0 errors"\n' "$2" "$1" >"$1/$2"
+    chmod +x "$1/$2"
+}
+
+@test "every finder of a CUDA tool looks in one order: CUDA_BIN, PATH, beside nvcc, CUDA_PATH" {
+    local name=workbook-probe place
+    for place in "${PLACES[@]}"; do stand_in "$place" $name; done
+    # The scripts' finder (need_tool, which also says what is missing) and
+    # the grader's (find_cuda_tool, for ncu and compute-sanitizer).
+    STEP=04-reduction-interleaved
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    for place in "${PLACES[@]}"; do
+        assert_equal "$(cuda_tool $name)" "$place/$name"
+        assert_equal "$(need_tool $name "a probe")" "$place/$name"
+        assert_equal "$(find_cuda_tool $name)" "$place/$name"
+        rm "$place/$name"
+    done
+    run cuda_tool $name
+    assert_failure
+    assert_output ""
+    assert_equal "$(find_cuda_tool $name)" ""
+    run need_tool $name "a probe"
+    assert_failure 1
+    assert_output --partial "$name not found in $CUDA_BIN or on PATH: it is a probe, part of the CUDA toolkit"
+}
+
+@test "a tool named for a finder is that one or none, even where another is found" {
+    local name=workbook-probe place
+    for place in "${PLACES[@]}"; do stand_in "$place" $name; done
+    stand_in "$T/chosen" $name
+    STEP=04-reduction-interleaved
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    assert_equal "$(cuda_tool $name "$T/chosen/$name")" "$T/chosen/$name"
+    assert_equal "$(find_cuda_tool $name "$T/chosen/$name")" "$T/chosen/$name"
+    assert_equal "$(find_cuda_tool $name "$T/none/$name")" ""
+    run need_tool $name "a probe" "$T/none/$name"
+    assert_failure 1
+    assert_output --partial "$T/none/$name, named for it, is not a program"
+}
+
+@test "compute-sanitizer beside nvcc, and nowhere else, is found by make sanitize's script" {
+    PATH=/usr/bin:/bin type -P compute-sanitizer >/dev/null &&
+        skip "this machine has a compute-sanitizer in /usr/bin or /bin, which PATH finds first"
+    stand_in "$T/toolkit/bin" compute-sanitizer
+    export PATH=/usr/bin:/bin NVCC=$T/toolkit/bin/nvcc CUDA_PATH=$T/none
+    unset CUDA_BIN COMPUTE_SANITIZER
+    run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --check
+    assert_success
+    assert_output --partial "the compute-sanitizer in $T/toolkit/bin"
+}
+
+@test "make sanitize runs the very sanitizers that the grader's sanitizer test runs" {
+    # A stand-in compute-sanitizer that notes each tool it is asked for.
+    cat >"$T/compute-sanitizer" <<SCRIPT
+#!/bin/sh
+echo "\$2" >>"\$TOOLS_ASKED"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer
+    # make sanitize: its recipe (common/step.mk) runs sanitize.sh on the program.
+    TOOLS_ASKED=$T/make-sanitize run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --check -n 1
+    assert_success
+    # The grader's test, on a step whose program and sanitize arguments a
+    # Makefile of its own gives, after a correct check.
+    mkdir -p "$T/fake/04-fake"
+    printf 'print-program:\n\t@echo prog\nprint-sanitize-args:\n\t@echo --check -n 1\n' >"$T/fake/04-fake/Makefile"
+    cp /bin/true "$T/fake/04-fake/prog"
+    STEP=04-fake
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    WORKBOOK_DIR=$T/fake GRADE_RESULTS=$T/results GRADE_SANITIZER=$COMPUTE_SANITIZER
+    record check-32 pass
+    TOOLS_ASKED=$T/grader run grade_sanitize
+    assert_success
+    assert_equal "$(cat "$T/make-sanitize")" "$(cat "$T/grader")"
+    # What the grader runs is what its verdict names, initcheck among them.
+    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "pass $(paste -sd' ' "$T/grader")"
+    grep -qx initcheck "$T/grader"
+}

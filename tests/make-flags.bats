@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# The grader run by a make above it: `make -C .. grade EX=04`, from a step's
+# folder as the README's learner's loop shows it, hands make's own flags down
+# in MAKEFLAGS (w among them, which prints "Entering directory" lines). What
+# the grader asks make for -- a step's program, its sanitizer arguments --
+# must still be the value alone. Needs no GPU.
+
+load helpers
+
+# A folder whose Makefile runs COMMAND (one recipe line, make-quoted) for the
+# goal `run`; `make -C` on it runs COMMAND as `make -C .. grade` runs grade.
+make_above() {
+    mkdir -p "$BATS_TEST_TMPDIR/above"
+    printf 'run:\n\t%s\n' "$1" >"$BATS_TEST_TMPDIR/above/Makefile"
+}
+
+# The MAKEFLAGS that `make -C DIR ... EX=04` hands to what its recipe runs.
+flags_under_make_C() {
+    make_above "@printf '%s' \"\$\$MAKEFLAGS\" >$BATS_TEST_TMPDIR/flags"
+    make -C "$BATS_TEST_TMPDIR/above" run EX=04 >/dev/null
+    cat "$BATS_TEST_TMPDIR/flags"
+}
+
+# The step these tests grade: the first of this copy (a handout may hold only some).
+first_step() { basename "${STEP_DIRS[0]}"; }
+
+@test "under make -C, the grader's program, the learner's file and the sanitizer's arguments are make's values alone" {
+    local step
+    step=$(first_step)
+    local dir=$WORKBOOK_DIR/$step
+    local program
+    program=$(step_field "$step" program)
+    [ -x "$dir/$program" ] || skip "$step is not built: run make first"
+    # The record of the flags the step was built with (SM=..., NVCC=..., which
+    # a make -C above hands down too): asking make for values leaves it as
+    # it was, or the next make would rebuild everything.
+    local flags_file=$dir/build/flags before expected
+    expected=$(make -s -C "$dir" print-sanitize-args)  # as this test's own make hands it, before the make -C
+    before=$(stat -c '%Y %s' "$flags_file"; cat "$flags_file")
+    MAKEFLAGS=$(flags_under_make_C)
+    [[ $MAKEFLAGS == w* ]] || fail "make -C handed down MAKEFLAGS='$MAKEFLAGS', without w: this test would show nothing"
+    export MAKEFLAGS MAKELEVEL=1
+    STEP=$step
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    GRADE_RESULTS=$BATS_TEST_TMPDIR/results
+    assert_equal "$(program_path)" "$dir/$program"
+    assert_equal "$(learner_file)" "$dir/$program.cu"
+    # The sanitizer test hands the step's sanitize arguments to a stand-in
+    # compute-sanitizer, which keeps them.
+    cat >"$BATS_TEST_TMPDIR/compute-sanitizer" <<SCRIPT
+#!/usr/bin/env bash
+printf '%s\n' "\$*" >>"$BATS_TEST_TMPDIR/sanitized"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$BATS_TEST_TMPDIR/compute-sanitizer"
+    GRADE_SANITIZER=$BATS_TEST_TMPDIR/compute-sanitizer
+    record check-32 pass
+    run grade_sanitize
+    assert_success
+    run cat "$BATS_TEST_TMPDIR/sanitized"
+    assert_line --partial "memcheck --error-exitcode 99 $dir/$program $expected"
+    refute_output --partial "directory"
+    assert_equal "$(stat -c '%Y %s' "$flags_file"; cat "$flags_file")" "$before"
+}
+
+@test "make -C .. grade EX=NN, as a learner runs it from a step's folder, grades the step" {
+    local step
+    step=$(first_step)
+    [ -x "$WORKBOOK_DIR/$step/$(step_field "$step" program)" ] || skip "$step is not built: run make first"
+    # The workbook's own `make grade` writes to results/grade; this one, the
+    # same through a make -C, writes to a folder of this test's.
+    make_above "\"$WORKBOOK_DIR/grading/grade\" --step ${step%%-*} --results \"$BATS_TEST_TMPDIR/g\""
+    # It runs as from a learner's shell: without this test's own bats in its
+    # environment (its variables, and its libexec/ ahead on PATH), which
+    # would stand in for the one grade starts.
+    local outer=() v path
+    for v in $(compgen -e | grep '^BATS_' | grep -vx BATS_LIB_PATH); do outer+=(-u "$v"); done
+    path=$(tr ':' '\n' <<<"$PATH" | grep -vxF "$BATS_LIBEXEC" | paste -sd: -)
+    run env "${outer[@]}" PATH="$path" CUDA_VISIBLE_DEVICES= make -C "$BATS_TEST_TMPDIR/above" run EX=${step%%-*}
+    assert_success
+    refute_output --partial "not ok"
+    refute_output --partial "not run"
+    # Without a GPU: built, the GPU tests skipped (the lesson's where the step has one).
+    assert_line --regexp "^$step +pass +skip +skip +(skip|-) +skip +skipped +[0-9]+/[0-9]+\$"
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# What a grading run reports, from the stream bats wrote: the summary table
+# and every result file (tests.tsv, which the gradebook of grading/batch
+# adds up; Gradescope's and Classroom's JSON; JUnit XML) say at least what
+# the tests said, and stay valid whatever bytes a learner's file or a
+# compiler put into a test's message. Needs no GPU: fixture streams, and a
+# real compile failure.
+
+load helpers
+
+setup() {
+    command -v python3 >/dev/null || skip "python3 reads the result files here as Gradescope, Classroom and a JUnit reader would"
+    R=$BATS_TEST_TMPDIR/r
+    mkdir -p "$R/04"
+    printf '04-reduction-interleaved points="build=1 correct=1 speed=3 lesson=2 sanitize=2 integrity=1 audit=1"\n' >"$R/steps.conf"
+    export MANIFEST=$R/steps.conf
+}
+
+# report_all: the formatter's JUnit and the report's files, from $R/bats-stream,
+# as grading/grade makes them.
+report_all() {
+    GRADE_RESULTS=$R GRADE_JUNIT=$R/junit.xml GRADE_TAP=1 "$WORKBOOK_DIR/grading/formatter" <"$R/bats-stream.in" >/dev/null
+    run "$WORKBOOK_DIR/grading/report" "$R" --gradescope "$R/gs.json" --classroom "$R/cr.json"
+    assert_success
+}
+
+@test "a test that failed is a failure in the table and in every result file, whatever verdict it left" {
+    # Step 04 built; then each test failed -- some before leaving a verdict
+    # (a program that could not be named, as under make -C), some after an
+    # earlier verdict of their own, or beside a stale one.
+    echo pass >"$R/04/build"
+    echo pass >"$R/04/check-32"
+    echo "pass 1.61 1.06 22.4 - thresholds.conf" >"$R/04/speed"
+    echo "skip not profiled: the correctness tests were skipped (no GPU)" >"$R/04/lesson"
+    cat >"$R/bats-stream.in" <<'STREAM'
+1..8
+suite /x/grading/04-reduction-interleaved.bats
+begin 1 04 builds
+ok 1 04 builds in 5ms
+begin 2 04 correct with block 32
+not ok 2 04 correct with block 32 in 5ms
+# not run: /x/make[1]: Entering directory '/x' is missing (did the build test run?)
+begin 3 04 correct when timed
+not ok 3 04 correct when timed in 5ms
+# not run: /x/make[1]: Entering directory '/x' is missing (did the build test run?)
+begin 4 04 faster than its starting kernel
+not ok 4 04 faster than its starting kernel in 5ms
+# not run
+begin 5 04 lesson: whole warps idle
+not ok 5 04 lesson: whole warps idle in 5ms
+# not run
+begin 6 04 clean under compute-sanitizer
+not ok 6 04 clean under compute-sanitizer in 5ms
+# not run
+begin 7 04 integrity of your file
+not ok 7 04 integrity of your file in 5ms
+# cannot tell which file of 04-reduction-interleaved to check
+begin 8 04 launch audit
+not ok 8 04 launch audit in 5ms
+# not run
+STREAM
+    report_all
+    assert_line --regexp '^04-reduction-interleaved +pass +fail +fail +fail +fail +fail +1/12$'
+    assert_line "total: 1 of 12 points"
+    # tests.tsv (the gradebook's source): seven failures, no points for them.
+    assert_equal "$(awk -F'\t' '$3 == "failed" && $4 == 0' "$R/tests.tsv" | wc -l)" 7
+    assert_equal "$(awk -F'\t' '$3 != "failed"' "$R/tests.tsv" | cut -f2,3)" "$(printf 'build\tpassed')"
+    python3 - "$R" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+r = sys.argv[1]
+gs = json.load(open(r + "/gs.json"))
+assert gs["score"] == 1, gs
+assert [t.get("status") for t in gs["tests"]] == ["passed"] + ["failed"] * 7, gs
+cr = json.load(open(r + "/cr.json"))
+assert cr["status"] == "fail", cr
+assert [t["status"] for t in cr["tests"]] == ["pass"] + ["fail"] * 7, cr
+suite = ET.parse(r + "/junit.xml").getroot().find("testsuite")
+assert suite.get("failures") == "7", suite.attrib
+PY
+}
+
+# is_valid_everywhere: tests.tsv is UTF-8, the two JSON files load, the
+# JUnit XML parses; prints the failed tests' messages from results.json.
+is_valid_everywhere() {
+    python3 - "$R" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+r = sys.argv[1]
+open(r + "/tests.tsv", encoding="utf-8", errors="strict").read()
+gs = json.load(open(r + "/gs.json", encoding="utf-8"))
+json.load(open(r + "/cr.json", encoding="utf-8"))
+ET.parse(r + "/junit.xml")
+for t in gs["tests"]:
+    if t.get("status") == "failed":
+        print(t["output"])
+PY
+}
+
+@test "a message with bytes that are not UTF-8, or control characters, leaves every result file valid" {
+    # Latin-1 (0xe9), a lone continuation byte, an overlong /, a surrogate,
+    # U+FFFE, control characters (0x01, ESC, DEL), and what XML and JSON escape.
+    printf '1..2\nsuite /x/grading/04-reduction-interleaved.bats\nbegin 1 04 builds\n' >"$R/bats-stream.in"
+    printf 'not ok 1 04 builds in 5ms\n# caf\351 \200 \300\257 \355\240\200 \357\277\276 a\001b \033[31mred\033[0m del\177 <&>"'"'"' \\ caf\303\251 \342\202\254\n' >>"$R/bats-stream.in"
+    printf 'begin 2 04 integrity of your file\nnot ok 2 04 integrity of your file in 5ms\n# \001\n' >>"$R/bats-stream.in"
+    report_all
+    run is_valid_everywhere
+    assert_success
+    # What could be kept is kept; what could not is shown as U+FFFD or ^X.
+    assert_line --partial $'failed: caf\uFFFD \uFFFD \uFFFD\uFFFD \uFFFD\uFFFD\uFFFD \uFFFD a^Ab ^[[31mred^[[0m del^? <&>"\' \\ caf\u00e9 \u20ac'
+    assert_line "failed: ^A"
+}
+
+@test "a step file saved in Latin-1 that does not compile leaves every result file valid" {
+    # A copy of the workbook, a step's file in Latin-1 with an error the compiler quotes.
+    R=$BATS_TEST_TMPDIR/g
+    W=$BATS_TEST_TMPDIR/w
+    mkdir -p "$W"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./.tools' \
+        --exclude='./solutions' -cf - .) | tar -xf - -C "$W"
+    export MANIFEST=$W/steps.conf
+    local step
+    step=$(basename "${STEP_DIRS[0]}")  # the first of this copy's steps
+    printf 'const char *greeting = "caf\351 \001";\nint sum_of_nothing() { return undefined_here; }\n' \
+        >>"$W/$step/$(step_field "$step" program).cu"
+    one_architecture_without_gpu
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step "${step%%-*}" --results "$R" \
+        --junit "$R/junit.xml" --gradescope "$R/gs.json" --classroom "$R/cr.json"
+    assert_failure 1
+    assert_line --regexp "^$step +fail "
+    run is_valid_everywhere
+    assert_success
+    assert_output --partial $'"caf\uFFFD ^A"'
+}
