@@ -44,7 +44,7 @@ help:
 	@echo "make bench-sweep     the kernels past the lesson against cuBLAS from N = 256 to 8192: CSV, table, plot"
 	@echo "make calibrate       measure this GPU and write its own speed thresholds"
 	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
-	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck and synccheck on one step"
+	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck, synccheck and initcheck on one step"
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson (kept in results/profile-05.txt)"
 	@echo "make explain EX=05   the lines of your file that the profiler blames, each with its figure and what it means"
 	@echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants,"

@@ -2,7 +2,7 @@
 // This is the file you edit. README.md has the background and hints.
 //
 //   make && ./tiled_matmul                check your kernel, then time it against the given one
-//   make -C .. sanitize EX=03             memcheck, racecheck and synccheck: missing barriers show here
+//   make -C .. sanitize EX=03             memcheck, racecheck, synccheck, initcheck: missing barriers show here
 //   make -C .. grade EX=03                what the grader says
 //
 // The given kernel (step 02's solution, in main.cu) reads A and B straight

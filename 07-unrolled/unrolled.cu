@@ -3,7 +3,7 @@
 // story of the 2007 `volatile` trick (do not use it: it is a data race now).
 //
 //   make && ./unrolled                    check your kernels, then time them against the given one
-//   make -C .. sanitize EX=07             memcheck, racecheck and synccheck on your kernels
+//   make -C .. sanitize EX=07             memcheck, racecheck, synccheck, initcheck on your kernels
 //   make -C .. grade EX=07                what the grader says
 //
 // Start from the given kernel (reduce_first_add, in main.cu). Two kernels:
