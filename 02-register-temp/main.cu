@@ -51,8 +51,9 @@ static const step_kernel given[] = {
     {.id = "naive_restrict", .label = "naive, C += with __restrict__", .multiply = run_naive_restrict},
 };
 
-// Defined in register_temp.cu (yours) or in the solution.
-void run_register(const float *A, const float *B, float *C, int n, block_shape block);
+// Defined in register_temp.cu (yours) or in the solution. Weak: this program holds none
+// of that file's host code, and runs its launches from the planner (plan.h).
+void run_register(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 
 static const step_kernel yours[] = {
     {.id = "register", .label = "register accumulator, one store", .multiply = run_register},

@@ -4,16 +4,13 @@
 //   ./cascaded --check -n 1,1000,1000003,2^24+1 -b 32,256,1024
 //
 // Given: step 07's solution, reduce_unrolled<BLOCK>, below; and CUB's
-// DeviceReduce::Sum, the library to measure against. Yours, in cascaded.cu:
+// DeviceReduce::Sum (reduction_cub, in ../common/reduction.cu), the library
+// to measure against. Yours, in cascaded.cu:
 // reduce_cascaded<BLOCK>, a grid sized to the GPU and many elements per thread,
 // each block adding its sum into the total with one atomic, as in step 06:
 // with a thousand blocks rather than a hundred thousand, that finish is cheap.
 #include "block_sum.cuh"
 #include "reduction.h"
-
-// The one CUB header it needs: <cub/cub.cuh> pulls in all of CUB, and with
-// CUDA 11.8 its <map> does not compile under g++ 12.
-#include <cub/device/device_reduce.cuh>
 
 // Step 07's solution: two elements per thread, the tree unrolled for a
 // block size known at compile time (block_sum, in ../common/block_sum.cuh);
@@ -50,29 +47,13 @@ static void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work
     reduce_in_passes(kernel, 2, d_in, n, block, d_work, d_sum);
 }
 
-// CUB picks its own block size and grid, and finishes in a second, tiny
-// launch over the partial sums. Its scratch memory is allocated on the first
-// call, which is a correctness check, never a timed run.
-static void sum_cub(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
-{
-    static void *scratch = NULL;
-    static size_t scratch_bytes = 0;
-    size_t need = 0;
-    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, need, d_in, d_sum, (int)n));  // asks the size only
-    if (need > scratch_bytes) {
-        CUDA_CHECK(cudaFree(scratch));
-        CUDA_CHECK(cudaMalloc(&scratch, need));
-        scratch_bytes = need;
-    }
-    CUDA_CHECK(cub::DeviceReduce::Sum(scratch, scratch_bytes, d_in, d_sum, (int)n));
-}
+// Defined in cascaded.cu (yours) or in the solution. Weak: this program holds none
+// of that file's host code, and runs its launches from the planner (plan.h).
+void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
-// Defined in cascaded.cu (yours) or in the solution.
-void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
-
-// Past the lesson: only the reference solution defines it. The weak
-// declaration lets this harness link without it: the pointer is then NULL,
-// and the harness leaves it out.
+// Past the lesson: only the reference solution's file defines it, and the
+// planner runs it as it runs yours; where nothing defines it (the
+// exercise), the harness leaves it out.
 void sum_vectorized(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
 static const step_kernel yours[] = {
@@ -94,7 +75,7 @@ int main(int argc, char **argv)
         .yours_count = COUNT_OF(yours),
         .beyond = beyond,
         .beyond_count = COUNT_OF(beyond),
-        .library = {.id = "cub", .label = "CUB DeviceReduce::Sum", .sum = sum_cub},
+        .library = reduction_cub,
     };
     return reduction_main(argc, argv, &step);
 }

@@ -1,7 +1,7 @@
 // audit.cu: the launch audit (see audit.h).
 #include "audit.h"
 
-#include <cupti.h>
+#include <cuda.h>
 #include <cxxabi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -128,231 +128,8 @@ void audit_set_facts(const char *text)
 enum { MIN_PER_THREAD = 8 };                          // 08: elements per thread at least, at large n
 static const unsigned long long LARGE_N = 1ull << 26;  // 08: where MIN_PER_THREAD applies
 
-// A call whose GPU work outlasts its event-timed span by more than this ran
-// work the timing events did not wait for.
-static const double SPAN_SLACK_RATIO = 1.25;
-static const double SPAN_SLACK_MS = 0.02;
-
 // ===========================================================================
-// Tracing
-// ===========================================================================
-
-typedef enum { AUDIT_KERNEL, AUDIT_MEMSET, AUDIT_COPY } audit_kind;
-
-// One thing the traced call put on the GPU.
-typedef struct {
-    audit_kind kind;
-    char name[AUDIT_NAME_LEN];  // a kernel's demangled name; a copy's direction ("host to device")
-    unsigned int grid[3], block[3];
-    unsigned int stream;        // CUPTI's id of the stream it ran on
-    bool host_copy;             // a copy from or to host memory
-    unsigned long long start_ns, end_ns;
-} audit_activity;
-
-enum { AUDIT_MAX_ACTIVITIES = 64 };
-
-// One traced call.
-typedef struct {
-    audit_activity items[AUDIT_MAX_ACTIVITIES];
-    int count;                  // items recorded (the call's own; the harness's marker left out)
-    int dropped;                // more than AUDIT_MAX_ACTIVITIES, or records CUPTI lost
-    unsigned int timed_stream;  // the stream the harness times: the legacy default stream
-    double span_ms;             // GPU time from the call's start to the end of its last activity
-    double event_ms;            // the same call timed as the timed repetitions are, with events
-    double audit_ms;            // host time the audit took, tracing set-up included
-} audit_trace;
-
-static audit_trace last_trace;  // the last call traced, for audit_report (large: kept off the stack)
-
-// Each CUPTI names its newest record layouts; the fields read here are in all of them.
-#if CUPTI_API_VERSION >= 130000  // CUDA 13
-typedef CUpti_ActivityKernel10 kernel_record;
-typedef CUpti_ActivityMemcpy6 copy_record;
-#elif CUPTI_API_VERSION >= 19    // CUDA 12
-typedef CUpti_ActivityKernel9 kernel_record;
-typedef CUpti_ActivityMemcpy5 copy_record;
-#else                            // CUDA 11.8
-typedef CUpti_ActivityKernel8 kernel_record;
-typedef CUpti_ActivityMemcpy5 copy_record;
-#endif
-typedef CUpti_ActivityMemset4 fill_record;
-
-enum { RECORD_BUFFER_BYTES = 1 << 20, RAW_MAX = 4 * AUDIT_MAX_ACTIVITIES };
-
-static audit_activity raw[RAW_MAX];  // everything traced, the marker included
-static int raw_count, raw_dropped;
-static bool tracing_ready;
-static cudaEvent_t audit_start, audit_stop;
-static struct timespec wall_start;
-
-// An empty kernel launched on the timed stream just before the call: its
-// record says which stream id that is, and where the call's time starts.
-__global__ void audit_marker(void) {}
-static const char MARKER_NAME[] = "audit_marker()";
-
-#define CUPTI_CHECK(call) cupti_check((call), #call, __FILE__, __LINE__)
-
-static void cupti_check(CUptiResult result, const char *call, const char *file, int line)
-{
-    if (result == CUPTI_SUCCESS)
-        return;
-    const char *text = "unknown error";
-    cuptiGetResultString(result, &text);
-    die(EXIT_CUDA,
-        "the launch audit cannot trace: %s\n  at %s:%d: %s\n  what to do: CUPTI (libcupti, part of the CUDA toolkit) "
-        "must match the driver; is another profiler attached?",
-        text, file, line, call);
-}
-
-static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
-{
-    *buffer = (uint8_t *)aligned_alloc(8, RECORD_BUFFER_BYTES);
-    *size = *buffer ? RECORD_BUFFER_BYTES : 0;
-    *max_records = 0;
-}
-
-static void add_raw(const audit_activity *a)
-{
-    if (raw_count < RAW_MAX)
-        raw[raw_count++] = *a;
-    else
-        raw_dropped++;
-}
-
-static void demangle(const char *mangled, char *out, size_t len)
-{
-    int status = 0;
-    char *plain = abi::__cxa_demangle(mangled, NULL, NULL, &status);
-    snprintf(out, len, "%s", status == 0 && plain ? plain : mangled);
-    free(plain);
-}
-
-static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buffer, size_t size,
-                                     size_t valid)
-{
-    CUpti_Activity *record = NULL;
-    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-        audit_activity a;
-        memset(&a, 0, sizeof a);
-        switch (record->kind) {
-        case CUPTI_ACTIVITY_KIND_KERNEL:
-        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-            const kernel_record *k = (const kernel_record *)record;
-            a.kind = AUDIT_KERNEL;
-            demangle(k->name ? k->name : "?", a.name, sizeof a.name);
-            a.grid[0] = k->gridX, a.grid[1] = k->gridY, a.grid[2] = k->gridZ;
-            a.block[0] = k->blockX, a.block[1] = k->blockY, a.block[2] = k->blockZ;
-            a.stream = k->streamId, a.start_ns = k->start, a.end_ns = k->end;
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMSET: {
-            const fill_record *m = (const fill_record *)record;
-            a.kind = AUDIT_MEMSET;
-            snprintf(a.name, sizeof a.name, "memset of %llu bytes", (unsigned long long)m->bytes);
-            a.stream = m->streamId, a.start_ns = m->start, a.end_ns = m->end;
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMCPY: {
-            const copy_record *c = (const copy_record *)record;
-            a.kind = AUDIT_COPY;
-            a.host_copy = c->copyKind != CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
-            snprintf(a.name, sizeof a.name, "copy of %llu bytes, %s", (unsigned long long)c->bytes,
-                     c->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD   ? "host to device"
-                     : c->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? "device to host"
-                     : c->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOD ? "device to device"
-                                                                      : "through host memory");
-            a.stream = c->streamId, a.start_ns = c->start, a.end_ns = c->end;
-            break;
-        }
-        default: continue;
-        }
-        add_raw(&a);
-    }
-    size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS)
-        raw_dropped += (int)dropped;
-    free(buffer);
-}
-
-static const CUpti_ActivityKind TRACED[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMSET,
-                                            CUPTI_ACTIVITY_KIND_MEMCPY};
-
-bool audit_available(void)
-{
-    static bool refused;
-    if (!tracing_ready && !refused) {
-        CUptiResult result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-        if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-            // ncu or compute-sanitizer holds the tracing interface: their runs
-            // check and measure, they do not grade, so they go on unaudited.
-            fprintf(stderr, "launch audit: off in this run: another tool (a profiler or compute-sanitizer) traces the program\n");
-            refused = true;
-            return false;
-        }
-        CUPTI_CHECK(result);
-        CUDA_CHECK(cudaEventCreate(&audit_start));
-        CUDA_CHECK(cudaEventCreate(&audit_stop));
-        tracing_ready = true;
-    }
-    return tracing_ready;
-}
-
-void audit_begin(void)
-{
-    clock_gettime(CLOCK_MONOTONIC, &wall_start);
-    CUDA_CHECK(cudaDeviceSynchronize());  // nothing from before the call lands in its trace
-    if (!audit_available())
-        die(EXIT_CUDA, "the launch audit cannot trace: another tool holds CUPTI");
-    raw_count = raw_dropped = 0;
-    for (int i = 0; i < COUNT_OF(TRACED); i++)
-        CUPTI_CHECK(cuptiActivityEnable(TRACED[i]));
-    CUDA_CHECK(cudaEventRecord(audit_start));
-    audit_marker<<<1, 1>>>();
-    CUDA_CHECK_LAUNCH();
-}
-
-void audit_end(void)
-{
-    audit_trace *trace = &last_trace;
-    CUDA_CHECK(cudaEventRecord(audit_stop));
-    CUDA_CHECK(cudaDeviceSynchronize());  // and so every stream's work is done, not only the timed one's
-    CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-    for (int i = 0; i < COUNT_OF(TRACED); i++)
-        CUPTI_CHECK(cuptiActivityDisable(TRACED[i]));
-    float event_ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&event_ms, audit_start, audit_stop));
-
-    memset(trace, 0, sizeof *trace);
-    trace->event_ms = event_ms;
-    trace->dropped = raw_dropped;
-    int marker = -1;
-    for (int i = 0; i < raw_count; i++)  // the earliest marker: a learner's kernel could share its name
-        if (raw[i].kind == AUDIT_KERNEL && strcmp(raw[i].name, MARKER_NAME) == 0 &&
-            (marker < 0 || raw[i].start_ns < raw[marker].start_ns))
-            marker = i;
-    if (marker < 0)
-        die(EXIT_CUDA, "the launch audit saw no trace of its own marker kernel: CUPTI recorded nothing");
-    trace->timed_stream = raw[marker].stream;
-    unsigned long long last_end = raw[marker].end_ns;
-    for (int i = 0; i < raw_count; i++) {
-        if (i == marker)
-            continue;
-        if (trace->count == AUDIT_MAX_ACTIVITIES) {
-            trace->dropped++;
-            continue;
-        }
-        trace->items[trace->count++] = raw[i];
-        if (raw[i].end_ns > last_end)
-            last_end = raw[i].end_ns;
-    }
-    trace->span_ms = (last_end - raw[marker].start_ns) / 1e6;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    trace->audit_ms = (now.tv_sec - wall_start.tv_sec) * 1e3 + (now.tv_nsec - wall_start.tv_nsec) / 1e6;
-}
-
-// ===========================================================================
-// Checking a trace against the step's facts
+// Checking a plan against the step's facts
 // ===========================================================================
 
 // A call's findings, each message once, with how many times the call made
@@ -360,13 +137,14 @@ void audit_end(void)
 // tree makes the same finding at every level, and says so in one line. A
 // call makes at most two findings per activity (its stream, and what it is)
 // and a few of its own.
-enum { MAX_FINDINGS = 2 * AUDIT_MAX_ACTIVITIES + 8, FINDING_LEN = 1024 };
+enum { MAX_FINDINGS = 64, FINDING_LEN = 1024 };
 static char found[MAX_FINDINGS][FINDING_LEN];
 static int found_times[MAX_FINDINGS];
 
 typedef struct {
     const options *opt;
-    const audit_call *call;
+    const char *step;
+    const plan *call;
     char block[32];
     int findings;  // distinct messages, in found[] up to MAX_FINDINGS
 } audit_context;
@@ -377,7 +155,7 @@ static void print_finding(const audit_context *ctx, const char *message, int tim
     if (times > 1)
         snprintf(count, sizeof count, " (%d times in the call)", times);
     if (ctx->opt->machine)
-        print_record("finding", "step=%s\tn=%llu\tblock=%s\tmessage=%s%s", ctx->call->step, ctx->call->n, ctx->block,
+        print_record("finding", "step=%s\tn=%llu\tblock=%s\tmessage=%s%s", ctx->step, ctx->call->n, ctx->block,
                      message, count);
     else
         printf("AUDIT: %s%s\n", message, count);
@@ -403,6 +181,14 @@ static void finding(audit_context *ctx, const char *format, ...)
         print_finding(ctx, message, 1);  // past the table (more findings than the bound above): said at once
     }
     ctx->findings++;
+}
+
+static void demangle(const char *mangled, char *out, size_t len)
+{
+    int status = 0;
+    char *plain = abi::__cxa_demangle(mangled, NULL, NULL, &status);
+    snprintf(out, len, "%s", status == 0 && plain ? plain : mangled);
+    free(plain);
 }
 
 // "void ns::reduce_unrolled<256u>(int const*, int*, unsigned int)" -> "reduce_unrolled", and its
@@ -461,31 +247,32 @@ static unsigned int resident_blocks(int block)
     return (unsigned int)(sms * per_sm);
 }
 
-static void check_facts(audit_context *ctx, const step_facts *f, const audit_trace *t)
+static void check_facts(audit_context *ctx, const step_facts *f)
 {
-    const audit_call *call = ctx->call;
+    const plan *call = ctx->call;
     int block = call->block.x;
     enum { MAX_LEVELS = 16 };
     unsigned int grids[MAX_LEVELS];
     int kernels = 0, memsets = 0;
-    for (int i = 0; i < t->count; i++) {
-        const audit_activity *a = &t->items[i];
-        if (a->kind == AUDIT_MEMSET)
+    for (int i = 0; i < call->action_count; i++) {
+        const plan_action *a = &call->actions[i];
+        if (a->kind == PLAN_MEMSET)
             memsets++;
-        if (a->kind != AUDIT_KERNEL)
+        if (a->kind != PLAN_LAUNCH)
             continue;
-        char base[AUDIT_NAME_LEN];
+        char name[AUDIT_NAME_LEN], base[AUDIT_NAME_LEN];
         long arg;
-        kernel_base(a->name, base, sizeof base, &arg);
+        demangle(a->kernel_name, name, sizeof name);
+        kernel_base(name, base, sizeof base, &arg);
         if (strcmp(base, f->kernel) != 0) {
             finding(ctx, "your %s launched %s, not %s: this step is about writing that kernel yourself and launching it",
-                    f->function, a->name, f->kernel);
+                    f->function, name, f->kernel);
             continue;
         }
         if (f->block_template && arg != block)
             finding(ctx, "your %s launched %s for a block of %d threads: launch the instance for the block asked for, "
                          "%s<%d>",
-                    f->function, a->name, block, f->kernel, block);
+                    f->function, name, block, f->kernel, block);
         if (kernels < MAX_LEVELS)
             grids[kernels] = a->grid[0];
         kernels++;
@@ -543,58 +330,70 @@ static void check_facts(audit_context *ctx, const step_facts *f, const audit_tra
     }
 }
 
-int audit_report(const options *opt, const audit_call *call)
+// How many times the launches and memsets of a plan say `what`, for the
+// audit record; a launch record per action.
+static void print_plan(const audit_context *ctx, const char *label)
 {
-    const audit_trace *t = &last_trace;
-    audit_context ctx = {opt, call, "", 0};
-    if (call->block.y == 1)
-        snprintf(ctx.block, sizeof ctx.block, "%d", call->block.x);
-    else
-        snprintf(ctx.block, sizeof ctx.block, "%dx%d", call->block.x, call->block.y);
-    const char *function = facts.function;
-    int kernels = 0, memsets = 0, copies = 0;
-    for (int i = 0; i < t->count; i++) {
-        const audit_activity *a = &t->items[i];
-        kernels += a->kind == AUDIT_KERNEL;
-        memsets += a->kind == AUDIT_MEMSET;
-        copies += a->kind == AUDIT_COPY;
+    const plan *p = ctx->call;
+    int kernels = 0, memsets = 0;
+    for (int i = 0; i < p->action_count; i++) {
+        kernels += p->actions[i].kind == PLAN_LAUNCH;
+        memsets += p->actions[i].kind == PLAN_MEMSET;
     }
-    if (opt->machine) {
-        print_record("audit",
-                     "step=%s\tn=%llu\tblock=%s\tcall=%s\tfunction=%s\tkernels=%d\tmemsets=%d\tcopies=%d\tdropped=%d"
-                     "\tspan_ms=%.4f\tevent_ms=%.4f\taudit_ms=%.3f",
-                     call->step, call->n, ctx.block, call->when, function, kernels, memsets, copies, t->dropped,
-                     t->span_ms, t->event_ms, t->audit_ms);
-        for (int i = 0; i < t->count; i++) {
-            const audit_activity *a = &t->items[i];
-            print_record("launch",
-                         "step=%s\tn=%llu\tkind=%s\tname=%s\tgrid=%ux%ux%u\tblock=%ux%ux%u\tstream=%u\ttimed_stream=%u"
-                         "\tstart_ns=%llu\tend_ns=%llu",
-                         call->step, call->n, a->kind == AUDIT_KERNEL ? "kernel" : a->kind == AUDIT_MEMSET ? "memset" : "copy",
-                         a->name, a->grid[0], a->grid[1], a->grid[2], a->block[0], a->block[1], a->block[2], a->stream,
-                         t->timed_stream, a->start_ns, a->end_ns);
-        }
+    print_record("audit", "step=%s\tn=%llu\tblock=%s\tfunction=%s\tkernels=%d\tmemsets=%d", ctx->step, p->n, ctx->block,
+                 facts.function, kernels, memsets);
+    for (int i = 0; i < p->action_count; i++) {
+        const plan_action *a = &p->actions[i];
+        char name[AUDIT_NAME_LEN];
+        demangle(a->kernel_name, name, sizeof name);
+        if (a->kind == PLAN_LAUNCH)
+            print_record("launch", "step=%s\tn=%llu\tkind=kernel\tname=%s\tgrid=%ux%ux%u\tblock=%ux%ux%u\tsmem=%zu",
+                         ctx->step, p->n, name, a->grid[0], a->grid[1], a->grid[2], a->block[0], a->block[1],
+                         a->block[2], a->smem);
+        else if (a->kind == PLAN_MEMSET)
+            print_record("launch", "step=%s\tn=%llu\tkind=memset\tbytes=%zu", ctx->step, p->n, a->bytes);
     }
+    (void)label;
+}
 
-    if (t->dropped)
-        finding(&ctx, "your %s put more on the GPU than the audit can hold (%d activities lost)", function, t->dropped);
-    for (int i = 0; i < t->count; i++) {
-        const audit_activity *a = &t->items[i];
-        if (a->stream != t->timed_stream)
-            finding(&ctx, "your %s ran %s on another stream than the default one, where the harness times it: launch "
-                          "on the default stream (no stream argument)",
-                    function, a->name);
-        if (a->kind == AUDIT_COPY)
-            finding(&ctx, "your %s made a %s: %s", function, a->name,
-                    a->host_copy ? "the result must be computed on the GPU, by your kernel, not through the host"
-                                 : "the result must come from your kernel, not from a copy");
+int audit_plan(const options *opt, const char *step, const plan *p, const char *label, const size_t *region_bytes,
+               int region_count, bool graded, int *unsafe)
+{
+    audit_context ctx = {opt, step, p, "", 0};
+    if (p->block.y == 1)
+        snprintf(ctx.block, sizeof ctx.block, "%d", p->block.x);
+    else
+        snprintf(ctx.block, sizeof ctx.block, "%dx%d", p->block.x, p->block.y);
+    const char *function = graded ? facts.function : label;
+    if (graded && opt->machine)
+        print_plan(&ctx, label);
+
+    // What every step must respect: its own kernels, the default stream, its buffers.
+    char why[512];
+    int problems = plan_check_buffers(p, region_bytes, region_count, why, sizeof why);
+    if (problems) {
+        *unsafe += problems;
+        finding(&ctx, "your %s %s%s: a step's function hands its kernels the buffers it is given, and nothing else",
+                function, why, problems > 1 ? " (and more)" : "");
     }
-    if (t->span_ms > SPAN_SLACK_RATIO * t->event_ms + SPAN_SLACK_MS)
-        finding(&ctx, "your %s kept the GPU busy for %.3f ms, but the timing events saw only %.3f ms: work outside the "
-                      "timed stream is not allowed",
-                function, t->span_ms, t->event_ms);
-    if (facts.given)
-        check_facts(&ctx, &facts, t);
+    int foreign = 0, other_stream = 0;
+    for (int i = 0; i < p->action_count; i++) {
+        const plan_action *a = &p->actions[i];
+        if (a->kind != PLAN_MEMSET && !a->kernel && foreign++ == 0) {
+            char name[AUDIT_NAME_LEN];
+            demangle(a->kernel_name, name, sizeof name);
+            *unsafe += 1;
+            finding(&ctx, "your %s launched %s, which is not a kernel of your file: a step's function launches its own "
+                          "kernels",
+                    function, name);
+        }
+        if (a->other_stream && other_stream++ == 0)
+            finding(&ctx, "your %s put work on another stream than the default one, where the harness times it: "
+                          "launch on the default stream (no stream argument)",
+                    function);
+    }
+    if (graded && facts.given)
+        check_facts(&ctx, &facts);
     for (int i = 0; i < ctx.findings && i < MAX_FINDINGS; i++)
         print_finding(&ctx, found[i], found_times[i]);
     return ctx.findings;

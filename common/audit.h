@@ -1,16 +1,13 @@
-// audit.h: the launch audit. What did one call of the graded function really
-// put on the GPU?
+// audit.h: the launch audit. What does the graded function put on the GPU?
 //
 // The timings only say how long the default stream took between two events;
 // the checks only say that the output was right. Neither sees a library
-// kernel doing the work, a copy through the host, work on another stream
-// that the events never wait for, or a launch shaped unlike the step's
-// lesson. The audit traces one call with CUPTI's activity API (the
-// toolkit's own tracing library; it needs no profiling permissions): every
-// kernel, memset and copy, on any stream, with its name, grid, block, stream
-// and GPU start and end. The traced call is one of the graded kernel's
-// checks, drawn at random (run_step): outside the timed runs, but possibly
-// between two of them.
+// kernel doing the work or a launch shaped unlike the step's lesson. The
+// audit reads the plans the learner's host code made (plan.h) -- every
+// launch, memset and attribute, with its grid, block and stream -- at every
+// size and block of the run, before any of them runs; and since the program
+// replays exactly those plans for every check and timed run, what it
+// certifies is what was checked and timed.
 //
 // What the graded function must launch comes from the build, a step at a
 // time: STEP_AUDIT, compiled into the step's main.cu (harness.h), a string of
@@ -35,37 +32,24 @@
 //                      one-pass reduction zeroes its total with one)
 //
 // kernel, function and launches are required; an empty STEP_AUDIT asks for
-// no structure at all, only what every step must respect (no copies, nothing
-// on another stream, no GPU work the timing events do not see).
+// no structure at all, only what every planned function must respect: its
+// own kernels only, on the default stream, on the buffers it was given.
 #pragma once
 
 #include "harness.h"
 
-// False when another tool (ncu, compute-sanitizer) already traces the
-// program: CUPTI serves one subscriber. Such runs go unaudited, say so on
-// stderr once, and print no `audit` records -- which the grader's audit test,
-// run with no such tool, requires one per size.
-bool audit_available(void);
+#include "plan.h"
 
-// The facts to check each traced call against: STEP_AUDIT's text. Exits 2,
-// naming the field, if it is malformed. Touches no CUDA API.
+// The facts to check each plan against: STEP_AUDIT's text. Exits 2, naming
+// the field, if it is malformed. Touches no CUDA API.
 void audit_set_facts(const char *facts);
 
-// Trace one call: audit_begin(), the call, audit_end(). Every device-side
-// effect of the call lands in the trace, whichever stream it used. Exits 3
-// (with a hint) if CUPTI cannot trace on this machine.
-void audit_begin(void);
-void audit_end(void);
-
-// What the traced call was, for the facts.
-typedef struct {
-    const char *step;          // "08-cascaded"
-    unsigned long long n;      // elements (reduction) or rows (matmul)
-    block_shape block;
-    const char *when;          // which call was traced: "check-guarded", "check-exact", "round-17"
-} audit_call;
-
-// Check the last trace against the facts; print it (--machine: an `audit`
-// record, a `launch` record per activity, a `finding` record per finding;
-// otherwise an "AUDIT:" line per finding). Returns the number of findings.
-int audit_report(const options *opt, const audit_call *call);
+// Check one plan of a learner's function (`label` names it), whose call is
+// handed buffers of region_bytes: every plan for what every step must
+// respect, the graded function's (`graded`) against the step's facts too,
+// printed (--machine: an `audit` record and a `launch` record per action).
+// Prints a `finding` record (or an "AUDIT:" line) per finding and returns how
+// many; adds to *unsafe those that make the plan unfit to run (an address
+// outside its buffers, a kernel not of the learner's file).
+int audit_plan(const options *opt, const char *step, const plan *p, const char *label, const size_t *region_bytes,
+               int region_count, bool graded, int *unsafe);

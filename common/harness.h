@@ -10,14 +10,17 @@
 //   - output: a table for people on stdout; tab-separated key=value records
 //     for the grader (--machine), in a file only the harness writes
 //     (--records FILE);
-//   - the flow of a step (run_step): which kernels run, in which role; each
-//     checked at every size and block, then timed; one call of the graded
-//     kernel, at a random place among its checks and timed runs, audited. A
-//     track (reduction.cu, matmul.cu) plugs its own inputs, reference and
-//     comparison into it through the hooks of `track`.
+//   - the flow of a step (run_step): the learner's launches planned and
+//     audited (plan.h, audit.h); which kernels run, in which role; each
+//     checked at every size and block, then timed. A track (reduction.cu,
+//     matmul.cu) plugs its own inputs, reference and comparison into it
+//     through the hooks of `track`.
 //
 // A step's own main.cu holds the kernels it gives (the previous step's
 // answer among them) and a table, step_spec, of every kernel it runs by role.
+// The learner's functions are only declared there: this program holds none
+// of the learner's host code, and runs the learner's kernels from the plans
+// its planner makes (plan.h).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -152,7 +155,10 @@ typedef void (*reduce_fn)(const int *d_in, unsigned int n, int block, int *d_wor
 
 // One kernel as a step lists it. It sets the host function of its track:
 // `multiply` in the matrix-multiplication track, `sum` in the reduction track.
-// Neither set (a weak declaration that nothing defines): the kernel is left out.
+// Neither set (a weak declaration that nothing in this program defines): the
+// learner's file defines it, and the planner runs it (plan.h); or, for a
+// kernel past the lesson that the reference solution alone defines, nothing
+// does, and the kernel is left out.
 typedef struct {
     const char *id;     // short, stable, no spaces: what the grader matches
     const char *label;  // what a person reads
@@ -223,6 +229,7 @@ typedef struct {
 typedef struct {
     const step_kernel *kernel;
     kernel_role role;
+    bool planned;  // the learner's: run from its plans (contender_plan, plan.h), not called
 } contender;
 
 // Where the flow is, for a track's hooks.
@@ -260,21 +267,27 @@ typedef struct {
     void (*prepare)(const flow_point *at, int count);
     // Optional: at each block, before its checks (scratch sized to the block).
     void (*use_block)(const flow_point *at);
-    // Run c once on the guarded or the exact inputs, its output poisoned
-    // first -- traced between audit_begin() and audit_end() (audit.h) when
-    // `audited` -- compare; print its check record (or MISMATCH lines). True
-    // if right. The exact inputs keep their values through timing: the
-    // audited call may come between two timed rounds.
-    bool (*check)(const flow_point *at, const contender *c, bool guarded, bool audited);
+    // The sizes of the buffers a call at (n, block) is handed, in the order
+    // of the track's function's pointer arguments, into bytes; returns how
+    // many (at most PLAN_MAX_REGIONS). The audit holds plans to them.
+    int (*region_bytes)(unsigned long long n, block_shape block, size_t *bytes);
+    // Run c once on the guarded or the exact inputs -- drawn again on the GPU
+    // just before, its output poisoned -- compare with the reference, which
+    // is on the host or made after the run, never on the GPU while a kernel
+    // of the learner's runs; print its check record (or MISMATCH lines).
+    // True if right.
+    bool (*check)(const flow_point *at, const contender *c, bool guarded);
     // The size as the timed table's heading says it: "N = 2048 (17.2 GFLOP)".
     void (*describe)(const flow_point *at, char *buf, size_t len);
     // Timing: entries[0] is the ceiling (id, label, work, task), entries[i +
     // 1] the task and work of cs[i]. Each of the contenders' runs, warm-up
     // included, gets inputs no run has seen (data sets from FRESH_STREAMS
     // up, made on the GPU in its `before`) and a poisoned output, and its
-    // result is checked or kept in its `after`: a kernel that remembers a
+    // result is checked in its `after`, against a reference made after the
+    // run, the verdict taken to the host at once: a kernel that remembers a
     // result, however it recognizes the input, is wrong; one that skips work
-    // it has done before has none to skip.
+    // it has done before has none to skip; and none finds a reference or a
+    // verdict on the GPU to copy or to change.
     void (*timed_tasks)(const flow_point *at, const contender *cs, int count, timed_entry *entries);
     // After timing: did every run of cs[i] leave a right result? If not,
     // what was wrong ("gave a wrong sum in 3 of 102 runs ..."), into why.
@@ -285,13 +298,12 @@ typedef struct {
     void (*release)(void);
 } track;
 
-// A step's program: parse the options, open the device; then at every size
-// and block, check every kernel on guarded and on exact-size inputs, and
-// unless --check time them (each run checked too, the graded rate held to
-// the plausibility gate, the graded kernel checked again on refilled
-// inputs); audit one call of the graded kernel, a check chosen at random
-// among its two checks and, when timing, an extra check between two timed
-// rounds; print the summary. Returns the exit code.
+// A step's program: parse the options, open the device, load the learner's
+// kernels and have the planner plan every call of the run (plan.h); audit
+// the plans (audit.h); then at every size and block, check every kernel on
+// guarded and on exact-size inputs, and unless --check time them (each run
+// checked too, the graded kernel checked again on refilled inputs); print
+// the summary. Returns the exit code.
 int run_step(int argc, char **argv, const track *t, const step_spec *s);
 
 // ---------------------------------------------------------------------------

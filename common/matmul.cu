@@ -5,8 +5,8 @@
 //   1. the reference: cuBLAS SGEMM in plain fp32, itself checked against a
 //      double-precision product on the host (every row for small N, a sample
 //      of rows for large N);
-//   2. check: every kernel runs twice on random inputs in [-1, 1), C poisoned
-//      first. Once with guards after A, B and C -- NaNs after the inputs, so a
+//   2. check: every kernel runs twice on random inputs in [-1, 1), drawn
+//      again on the GPU just before, C poisoned first. Once with guards after A, B and C -- NaNs after the inputs, so a
 //      read past the end spoils a result; a poison after C, which must come
 //      back untouched -- and once on buffers of exactly N*N floats, where
 //      compute-sanitizer's memcheck sees any access out of bounds. The error
@@ -19,12 +19,14 @@
 //      the step's starting kernel, the learner's, interleaved, the L2 flushed
 //      before each run. Before each run of a kernel, warm-up included, the
 //      GPU draws it an A and a B of its own; after it, outside the timed
-//      span, cuBLAS multiplies them too and the product is compared with
-//      that, element by element and in norm, on the GPU. A graded rate above
-//      PLAUSIBLE_PCT_CEILING of cuBLAS's fails; then the exact A and B are
-//      refilled with fresh values and the graded kernel checked once more;
-//   4. audit (audit.h): one of the graded kernel's checks, drawn at random,
-//      traced with CUPTI and checked against what the step must launch.
+//      span, the GPU draws the same A and B again -- the kernel may have
+//      changed its inputs -- cuBLAS multiplies them, and the product is
+//      compared with that, element by element and in norm, the verdict taken
+//      to the host at once. Then the exact A and B are refilled with fresh
+//      values and the graded kernel checked once more.
+// While a kernel of the learner's runs, no reference and no verdict is on
+// the GPU for it to find: the checks' references are on the host, and the
+// timed runs' are made after each run.
 //
 // Napkin math for the ceiling: C = A * B does 2 N^3 flops (a multiply and an
 // add per term, N terms per element, N^2 elements) on 12 N^2 bytes: at N =
@@ -34,7 +36,7 @@
 // times. The naive kernels read each element N times.
 #include "matmul.h"
 
-#include "audit.h"
+#include "plan.h"
 
 #include <cublas_v2.h>
 #include <math.h>
@@ -301,14 +303,18 @@ typedef struct {
 // One timed entry: its function, its inputs and output; for a contender, the
 // comparison of each run's product with the reference of its inputs.
 typedef struct {
-    matmul_fn run;
-    float *A, *B;   // a contender's: drawn afresh before each run
+    const step_kernel *kernel;  // NULL for cuBLAS, the ceiling
+    const plan *plan;           // the learner's: the plan replayed (plan.h)
+    float *A, *B;               // a contender's: drawn afresh before each run
     float *C;
     int n;
     block_shape block;
     uint64_t seed;
+    uint64_t stream;                // the data set of A at the run at hand (B's is the next)
     float *ref, *abs_ab, *scratch;  // the reference of each run, made after it (d_ref, d_abs_ab, d_scratch)
-    run_error *errors;              // NULL (the ceiling), or one per call
+    run_error *d_error;             // where each run's comparison is made, before it goes to the host
+    int bad, first_bad;             // runs with a wrong C, and the first of them (by call)
+    run_error first_error;
 } timed_run;
 
 // What the hooks below share: one size's inputs, its reference, and the
@@ -321,13 +327,11 @@ static struct {
     float *d_ref, *d_abs_ab, *d_scratch;  // the same on the GPU (while timing, each run's); d_scratch holds 2 n^2 floats
     float *hC;                            // a product copied back, its guard included
     // Timing (unless --check): the A and B the contenders' runs draw afresh;
-    // an output per entry, cuBLAS's first; how each run of each contender
-    // compared (on the GPU, then one contender's on the host).
+    // an output per entry, cuBLAS's first; where a run's comparison is made.
     float *d_fresh_a, *d_fresh_b;
     float **outputs;
     timed_run *runs;
-    run_error *d_errors, *errors;
-    int calls;  // WARMUP_CALLS + reps
+    run_error *d_error;
     int entries;
 } size;
 
@@ -374,6 +378,9 @@ static void load_inputs(uint64_t seed)
     abs_product(size.exact.A, size.exact.B, size.d_abs_ab, size.d_scratch, n);
     CUDA_CHECK(cudaMemcpy(size.ref, size.d_ref, bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(size.abs_ab, size.d_abs_ab, bytes, cudaMemcpyDeviceToHost));
+    // The reference stays on the host: nothing of it on the GPU, where a kernel could copy it.
+    CUDA_CHECK(cudaMemset(size.d_ref, 0, bytes));
+    CUDA_CHECK(cudaMemset(size.d_abs_ab, 0, bytes));
     set_activity("checking cuBLAS against the host at N=%d", n);
     check_reference(hA, hB, size.ref, n);
     set_activity("%s", "");
@@ -406,17 +413,15 @@ static void prepare(const flow_point *at, int count)
 
     if (!timing)
         return;
-    int calls = size.calls = WARMUP_CALLS + at->opt->reps;
     size.entries = count + 1;  // cuBLAS first
     size.outputs = (float **)calloc(size.entries, sizeof *size.outputs);
     size.runs = (timed_run *)calloc(size.entries, sizeof *size.runs);
-    size.errors = (run_error *)calloc(calls, sizeof *size.errors);
-    if (!size.outputs || !size.runs || !size.errors)
+    if (!size.outputs || !size.runs)
         die(EXIT_CUDA, "out of host memory");
     set_activity("allocating the inputs and an output per kernel for timing at N=%d", n);
     CUDA_CHECK(cudaMalloc(&size.d_fresh_a, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_fresh_b, bytes));
-    CUDA_CHECK(cudaMalloc(&size.d_errors, sizeof *size.d_errors * count * calls));
+    CUDA_CHECK(cudaMalloc(&size.d_error, sizeof *size.d_error));
     for (int i = 0; i < size.entries; i++)
         CUDA_CHECK(cudaMalloc(&size.outputs[i], bytes));
     set_activity("%s", "");
@@ -436,10 +441,9 @@ static void release(void)
         CUDA_CHECK(cudaFree(size.outputs[i]));
     CUDA_CHECK(cudaFree(size.d_fresh_a));
     CUDA_CHECK(cudaFree(size.d_fresh_b));
-    CUDA_CHECK(cudaFree(size.d_errors));
+    CUDA_CHECK(cudaFree(size.d_error));
     free(size.outputs);
     free(size.runs);
-    free(size.errors);
 }
 
 // ===========================================================================
@@ -490,7 +494,48 @@ static const char *explain(const comparison *cmp, int n, size_t written_past_end
     return buf;
 }
 
-static bool check(const flow_point *at, const contender *c, bool guarded, bool audited)
+// A call's buffers, in the order of matmul_fn's pointer arguments: A, B, C.
+static int region_bytes(unsigned long long n, block_shape block, size_t *bytes)
+{
+    bytes[0] = bytes[1] = bytes[2] = (size_t)n * n * sizeof(float);
+    return 3;
+}
+
+// One call of a kernel: its own function (given), or its plan (the learner's).
+static void call_multiply(const step_kernel *k, const plan *p, const float *A, const float *B, float *C, int n,
+                          block_shape block)
+{
+    if (!p) {
+        k->multiply(A, B, C, n, block);
+        return;
+    }
+    size_t bytes = (size_t)n * n * sizeof(float);
+    plan_region regions[] = {{(void *)A, bytes}, {(void *)B, bytes}, {C, bytes}};
+    plan_replay(p, regions);
+}
+
+static void fill_on_gpu(float *M, size_t count, uint64_t seed, uint64_t stream)
+{
+    fill_fresh_matrix<<<4 * current_device()->sm_count, HELPER_BLOCK>>>(M, count, seed, stream);
+    CUDA_CHECK_LAUNCH();
+}
+
+// Before a checked run: A and B drawn again (a kernel may have changed them
+// in the run before), the NaNs after them restored, C poisoned.
+static void prepare_check(const flow_point *at, const buffers *buf)
+{
+    int n = size.n;
+    size_t count = (size_t)n * n;
+    fill_on_gpu(buf->A, count, at->opt->seed, 4ull * n + 2 * size.set);
+    fill_on_gpu(buf->B, count, at->opt->seed, 4ull * n + 2 * size.set + 1);
+    if (buf->guard) {
+        CUDA_CHECK(cudaMemset(buf->A + count, POISON_BYTE, buf->guard * sizeof(float)));
+        CUDA_CHECK(cudaMemset(buf->B + count, POISON_BYTE, buf->guard * sizeof(float)));
+    }
+    CUDA_CHECK(cudaMemset(buf->C, POISON_BYTE, (count + buf->guard) * sizeof(float)));
+}
+
+static bool check(const flow_point *at, const contender *c, bool guarded)
 {
     int n = size.n;
     block_shape block = at->block;
@@ -501,12 +546,11 @@ static bool check(const flow_point *at, const contender *c, bool guarded, bool a
     const char *input = buf->guard ? "guarded" : "exact";
     set_activity("checking '%s' [%s] at N=%d, block %dx%d, on the %s buffers", c->kernel->label, role, n, block.x,
                  block.y, buf->guard ? "guarded" : "exact-size");
-    CUDA_CHECK(cudaMemset(buf->C, POISON_BYTE, (count + buf->guard) * sizeof(float)));
-    if (audited)
-        audit_begin();
-    c->kernel->multiply(buf->A, buf->B, buf->C, n, block);
-    if (audited)
-        audit_end();
+    prepare_check(at, buf);
+    const plan *p = contender_plan(c, at);
+    if (p)
+        module_reset_globals();
+    call_multiply(c->kernel, p, buf->A, buf->B, buf->C, n, block);
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     CUDA_CHECK(cudaMemcpy(hC, buf->C, (count + buf->guard) * sizeof(float), cudaMemcpyDeviceToHost));
     set_activity("%s", "");
@@ -565,34 +609,49 @@ static bool check(const flow_point *at, const contender *c, bool guarded, bool a
 static void run_task(void *arg)
 {
     timed_run *r = (timed_run *)arg;
-    r->run(r->A, r->B, r->C, r->n, r->block);
+    if (r->kernel)
+        call_multiply(r->kernel, r->plan, r->A, r->B, r->C, r->n, r->block);
+    else
+        run_cublas(r->A, r->B, r->C, r->n, r->block);
 }
 
-// Before each run of a contender, untimed: an A and a B no run has seen, and C poisoned.
+// Before each run of a contender, untimed: an A and a B no run has seen, C
+// poisoned, the learner's module as it was loaded.
 static void fresh_inputs(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
     size_t count = (size_t)r->n * r->n;
-    int grid = 4 * current_device()->sm_count;
-    fill_fresh_matrix<<<grid, HELPER_BLOCK>>>(r->A, count, r->seed, next_fresh_stream++);
-    CUDA_CHECK_LAUNCH();
-    fill_fresh_matrix<<<grid, HELPER_BLOCK>>>(r->B, count, r->seed, next_fresh_stream++);
-    CUDA_CHECK_LAUNCH();
+    r->stream = next_fresh_stream;
+    next_fresh_stream += 2;
+    fill_on_gpu(r->A, count, r->seed, r->stream);
+    fill_on_gpu(r->B, count, r->seed, r->stream + 1);
     CUDA_CHECK(cudaMemsetAsync(r->C, POISON_BYTE, count * sizeof(float)));
+    if (r->plan)
+        module_reset_globals();
 }
 
-// After each run of a contender, untimed: cuBLAS's product of the same A and
-// B, and how the run's C compares with it.
+// After each run of a contender, untimed: the same A and B drawn again (the
+// run may have changed them), cuBLAS's product of them, and how the run's C
+// compares with it, taken to the host at once.
 static void compare_run(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
     size_t count = (size_t)r->n * r->n;
+    fill_on_gpu(r->A, count, r->seed, r->stream);
+    fill_on_gpu(r->B, count, r->seed, r->stream + 1);
     run_cublas(r->A, r->B, r->ref, r->n, (block_shape){1, 1});
     abs_product(r->A, r->B, r->abs_ab, r->scratch, r->n);
-    CUDA_CHECK(cudaMemsetAsync(r->errors + call, 0, sizeof *r->errors));
+    CUDA_CHECK(cudaMemsetAsync(r->d_error, 0, sizeof *r->d_error));
     compare_on_gpu<<<4 * current_device()->sm_count, HELPER_BLOCK>>>(
-        r->C, r->ref, r->abs_ab, (float)element_bound_factor(r->n), count, r->errors + call);
+        r->C, r->ref, r->abs_ab, (float)element_bound_factor(r->n), count, r->d_error);
     CUDA_CHECK_LAUNCH();
+    run_error e;
+    CUDA_CHECK(cudaMemcpy(&e, r->d_error, sizeof e, cudaMemcpyDeviceToHost));
+    double relative = sqrt(e.error / e.norm);
+    if ((e.off || !(relative <= MAX_RELATIVE_ERROR)) && r->bad++ == 0) {
+        r->first_bad = call;
+        r->first_error = e;
+    }
 }
 
 static void describe(const flow_point *at, char *buf, size_t len)
@@ -612,17 +671,18 @@ static void timed_tasks(const flow_point *at, const contender *cs, int count, ti
     entries[0].label = "cuBLAS SGEMM, fp32";
     for (int i = 0; i < size.entries; i++) {
         bool ceiling = i == 0;
-        size.runs[i] = (timed_run){ceiling ? run_cublas : cs[i - 1].kernel->multiply,
-                                   size.d_fresh_a,
-                                   size.d_fresh_b,
-                                   size.outputs[i],
-                                   n,
-                                   at->block,
-                                   at->opt->seed,
-                                   size.d_ref,
-                                   size.d_abs_ab,
-                                   size.d_scratch,
-                                   ceiling ? NULL : size.d_errors + (size_t)(i - 1) * size.calls};
+        size.runs[i] = (timed_run){.kernel = ceiling ? NULL : cs[i - 1].kernel,
+                                   .plan = ceiling ? NULL : contender_plan(&cs[i - 1], at),
+                                   .A = size.d_fresh_a,
+                                   .B = size.d_fresh_b,
+                                   .C = size.outputs[i],
+                                   .n = n,
+                                   .block = at->block,
+                                   .seed = at->opt->seed,
+                                   .ref = size.d_ref,
+                                   .abs_ab = size.d_abs_ab,
+                                   .scratch = size.d_scratch,
+                                   .d_error = size.d_error};
         entries[i].work = flops;
         entries[i].task = ceiling ? (timed_task){run_task, NULL, &size.runs[i], NULL}
                                   : (timed_task){run_task, fresh_inputs, &size.runs[i], compare_run};
@@ -633,23 +693,15 @@ static void timed_tasks(const flow_point *at, const contender *cs, int count, ti
 // and the whole within MAX_RELATIVE_ERROR.
 static bool timed_right(const flow_point *at, int i, char *why, size_t len)
 {
-    int calls = size.calls, bad = 0, first = -1;
-    CUDA_CHECK(cudaMemcpy(size.errors, size.d_errors + (size_t)i * calls, sizeof *size.errors * calls,
-                          cudaMemcpyDeviceToHost));
-    double first_error = 0;
-    for (int c = 0; c < calls; c++) {
-        double relative = sqrt(size.errors[c].error / size.errors[c].norm);
-        if ((size.errors[c].off || !(relative <= MAX_RELATIVE_ERROR)) && bad++ == 0) {
-            first = c;
-            first_error = relative;
-        }
-    }
-    if (bad)
+    const timed_run *r = &size.runs[i + 1];
+    int calls = WARMUP_CALLS + at->opt->reps;
+    if (r->bad)
         snprintf(why, len,
                  "left a wrong C in %d of %d runs of the timing, %d warm-up included (run %d: %u elements off, "
                  "relative error %.2e)",
-                 bad, calls, WARMUP_CALLS, first + 1, size.errors[first].off, first_error);
-    return bad == 0;
+                 r->bad, calls, WARMUP_CALLS, r->first_bad + 1, r->first_error.off,
+                 sqrt(r->first_error.error / r->first_error.norm));
+    return r->bad == 0;
 }
 
 // ===========================================================================
@@ -696,6 +748,7 @@ static const track matmul = {
     .open = open_cublas,
     .close = close_cublas,
     .prepare = prepare,
+    .region_bytes = region_bytes,
     .check = check,
     .describe = describe,
     .timed_tasks = timed_tasks,

@@ -1,21 +1,21 @@
 // reduction.cu: the reduction track's harness (see reduction.h): its inputs,
 // its reference and its comparisons, plugged into the flow every step shares
 // (run_step, harness.h). In this track's terms, at each size and block size:
-//   1. check: every kernel runs twice on fresh random ints, its output poisoned
-//      first. Once on an input followed by a guard of large values, so that a
-//      read past the end changes the sum; once on an input allocated to the
-//      exact size, so that compute-sanitizer's memcheck sees such a read.
+//   1. check: every kernel runs twice on random ints, drawn again on the GPU
+//      just before, its output poisoned first. Once on an input followed by a
+//      guard of large values, so that a read past the end changes the sum;
+//      once on an input allocated to the exact size, so that
+//      compute-sanitizer's memcheck sees such a read. The exact sums are
+//      added up on the host, where no kernel reaches them.
 //   2. time (unless --check): a device-to-device copy of the same bytes (the
 //      ceiling), the track's first kernel, the step's starting kernel and the
 //      learner's (and any given kernel the step compares them with),
 //      interleaved, the L2 flushed before each run. Before each run of a
-//      kernel, warm-up included, the GPU draws it an input of its own (and
-//      adds it up, exactly, in 64 bits); the sum of every run is kept and
-//      checked against it. A graded rate above PLAUSIBLE_PCT_CEILING of the
-//      copy's fails; then the exact input is refilled with fresh values and
-//      the graded kernel checked once more;
-//   3. audit (audit.h): one of the graded kernel's checks, drawn at random,
-//      traced with CUPTI and checked against what the step must launch.
+//      kernel, warm-up included, the GPU draws it an input of its own; after
+//      it, the GPU adds up that data set afresh, exactly, in 64 bits, from
+//      the generator, not from the buffer the kernel could change, and the
+//      two sums go to the host at once. Then the exact input is refilled with
+//      fresh values and the graded kernel checked once more.
 //
 // Napkin math for the ceiling: a reduction reads 4n bytes and writes nothing
 // worth counting, so its best time is 4n bytes over the memory bandwidth. The
@@ -24,8 +24,11 @@
 // perfect reduction of them takes about 0.09 ms.
 #include "reduction.h"
 
-#include "audit.h"
+#include "plan.h"
 
+// The one CUB header it needs: <cub/cub.cuh> pulls in all of CUB, and with
+// CUDA 11.8 its <map> does not compile under g++ 12.
+#include <cub/device/device_reduce.cuh>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -79,34 +82,27 @@ const step_kernel reduction_track_first = {
 };
 
 // ===========================================================================
-// Multi-pass driver
+// The library to measure against: CUB
 // ===========================================================================
 
-void reduce_in_passes(reduce_pass_kernel kernel, int per_thread, const int *d_in, unsigned int n, int block,
-                      int *d_work, int *d_sum)
+// CUB picks its own block size and grid, and finishes in a second, tiny
+// launch over the partial sums. Its scratch memory is allocated on the first
+// call, which is a correctness check, never a timed run.
+static void sum_cub(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    const int *in = d_in;
-    int *out = d_work;
-    for (;;) {
-        unsigned int grid = ceil_div(n, per_thread * block);
-        int *dst = (grid == 1) ? d_sum : out;
-        kernel<<<grid, block, block * sizeof(int)>>>(in, dst, n);
-        CUDA_CHECK_LAUNCH();
-        if (grid == 1)
-            return;
-        in = dst;  // the next level sums this level's partial sums
-        out = dst + grid;
-        n = grid;
+    static void *scratch = NULL;
+    static size_t scratch_bytes = 0;
+    size_t need = 0;
+    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, need, d_in, d_sum, (int)n));  // asks the size only
+    if (need > scratch_bytes) {
+        CUDA_CHECK(cudaFree(scratch));
+        CUDA_CHECK(cudaMalloc(&scratch, need));
+        scratch_bytes = need;
     }
+    CUDA_CHECK(cub::DeviceReduce::Sum(scratch, scratch_bytes, d_in, d_sum, (int)n));
 }
 
-unsigned int reduce_work_ints(unsigned int n, int block)
-{
-    unsigned int total = 0;
-    for (unsigned int m = ceil_div(n, block); m > 1; m = ceil_div(m, block))
-        total += m;
-    return total;
-}
+const step_kernel reduction_cub = {.id = "cub", .label = "CUB DeviceReduce::Sum", .sum = sum_cub};
 
 // ===========================================================================
 // Inputs and the reference
@@ -121,31 +117,38 @@ static int input_bound(unsigned int n)
     return b > MAX_VALUE ? MAX_VALUE : (int)b;
 }
 
-// Fill h[0..n) for data set `set` of size n; return the exact sum.
-static long long fill_input(int *h, unsigned int n, uint64_t seed, int set)
+// Element i of data set `stream` of size n: 1..bound, the same on the host and the GPU.
+static inline __host__ __device__ int input_value(uint64_t seed, uint64_t stream, unsigned int i, int bound)
+{
+    return 1 + (int)(random_u64(seed, stream, i) % (uint64_t)bound);
+}
+
+// The exact sum of data set `stream` of size n, on the host.
+static long long input_sum(unsigned int n, uint64_t seed, uint64_t stream)
 {
     int bound = input_bound(n);
     long long sum = 0;
-    for (unsigned int i = 0; i < n; i++) {
-        h[i] = 1 + (int)(random_u64(seed, 2ull * n + set, i) % (uint64_t)bound);
-        sum += h[i];
-    }
+    for (unsigned int i = 0; i < n; i++)
+        sum += input_value(seed, stream, i, bound);
     return sum;
 }
 
-// A fresh input on the GPU, for one timed run: data set `stream` of size n,
-// drawn as fill_input draws it, and its exact sum added into *sum (zeroed
-// first). Each block adds its share with one 64-bit atomic.
-__global__ void fill_fresh_input(int *in, unsigned int n, uint64_t seed, uint64_t stream, int bound,
-                                 unsigned long long *sum)
+// Data set `stream` of size n into in[0..n), on the GPU.
+__global__ void fill_input(int *in, unsigned int n, uint64_t seed, uint64_t stream, int bound)
+{
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        in[i] = input_value(seed, stream, i, bound);
+}
+
+// The exact sum of data set `stream` of size n, added into *sum (zeroed
+// first), on the GPU, from the generator: a kernel that changed its input
+// changes nothing here. Each block adds its share with one 64-bit atomic.
+__global__ void sum_input(unsigned int n, uint64_t seed, uint64_t stream, int bound, unsigned long long *sum)
 {
     __shared__ unsigned long long warp_sums[32];
     unsigned long long mine = 0;
-    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        int v = 1 + (int)(random_u64(seed, stream, i) % (uint64_t)bound);
-        in[i] = v;
-        mine += v;
-    }
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        mine += input_value(seed, stream, i, bound);
     for (int offset = 16; offset > 0; offset /= 2)
         mine += __shfl_down_sync(0xffffffffu, mine, offset);
     if (threadIdx.x % 32 == 0)
@@ -159,44 +162,60 @@ __global__ void fill_fresh_input(int *in, unsigned int n, uint64_t seed, uint64_
     }
 }
 
-enum { FILL_BLOCK = 256 };  // a multiple of 32: fill_fresh_input adds up whole warps
+enum { FILL_BLOCK = 256 };  // a multiple of 32: sum_input adds up whole warps
+
+// The data set of the checks' inputs: the guarded one, the exact one, then
+// one more for the exact input at each refill.
+static uint64_t check_stream(unsigned int n, int set)
+{
+    return 2ull * n + set;
+}
 
 // ===========================================================================
 // The size at hand
 // ===========================================================================
 
+// One timed entry: what it runs, on what, and how each of its runs went.
 typedef struct {
-    reduce_fn sum;  // NULL for the copy
-    int *d_in;      // a contender's: refilled before each run
-    int *d_out;     // the sum, or the copy's destination
+    const step_kernel *kernel;  // NULL for the copy
+    const plan *plan;           // the learner's: the plan replayed (plan.h)
+    int *d_in;                  // a contender's: drawn afresh before each run
+    int *d_out;                 // the sum, or the copy's destination
     unsigned int n;
     int block;
     int *d_work;
+    unsigned int work_ints;
     uint64_t seed;
-    int *d_kept;                     // the sum each run left, by call, to be checked after timing
-    unsigned long long *d_expected;  // the sum of the input each run had, by call
+    uint64_t stream;            // the data set of the run at hand
+    int bad, first_bad;         // runs with a wrong sum, and the first of them (by call)
+    int first_got;
+    unsigned long long first_expected;
 } timed_run;
 
 // What the hooks below share: one size's inputs and the buffers of its runs.
 static struct {
     unsigned int n;
     int *d_guarded, *d_exact;                    // the input followed by a guard, and one of the exact size
-    long long expected_guarded, expected_exact;  // their sums
+    int exact_set;                               // the data set of the exact input (check_stream)
+    long long expected_guarded, expected_exact;  // their sums, on the host
     int *d_sum;                                  // where each checked run leaves its sum
     int *d_work;                                 // partial sums, sized to the block at hand
     unsigned int work_ints;
     // Timing (unless --check): the contenders' input, drawn afresh for every
-    // run; the copy's destination; each contender's sum; by contender and
-    // call, the sum each run left and the sum of its input (on the GPU, then
-    // one contender's on the host).
+    // run; the copy's destination; each contender's sum; the exact sum of
+    // the run at hand's input, made after it.
     timed_run *runs;
-    int calls;  // WARMUP_CALLS + reps
-    int *d_fresh, *d_copy, *d_outs, *d_kept, *kept;
-    unsigned long long *d_expected, *expected;
+    int *d_fresh, *d_copy, *d_outs;
+    unsigned long long *d_expected;
 } size;
 
 // Every fresh input in this program is a data set of its own.
 static uint64_t next_fresh_stream = FRESH_STREAMS;
+
+static int helper_grid(void)
+{
+    return 4 * current_device()->sm_count;
+}
 
 static void prepare(const flow_point *at, int count)
 {
@@ -207,33 +226,22 @@ static void prepare(const flow_point *at, int count)
     // Exact + guarded inputs, partial sums; when timing, the fresh input and the copy's destination.
     require_device_memory((timing ? 4 : 2) * bytes + GUARD_INTS * sizeof(int) + bytes / 16, "this size");
 
-    int *h_in = (int *)malloc(bytes);
-    if (!h_in)
-        die(EXIT_USAGE, "cannot allocate %zu bytes of host memory for n=%u: choose a smaller --size", bytes, n);
     set_activity("preparing the inputs for n=%u", n);
     CUDA_CHECK(cudaMalloc(&size.d_guarded, bytes + GUARD_INTS * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&size.d_exact, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_sum, sizeof(int)));
-    size.expected_guarded = fill_input(h_in, n, at->opt->seed, 0);
-    CUDA_CHECK(cudaMemcpy(size.d_guarded, h_in, bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(size.d_guarded + n, GUARD_BYTE, GUARD_INTS * sizeof(int)));
-    size.expected_exact = fill_input(h_in, n, at->opt->seed, 1);
-    CUDA_CHECK(cudaMemcpy(size.d_exact, h_in, bytes, cudaMemcpyHostToDevice));
-    free(h_in);
-
+    size.exact_set = 1;
+    size.expected_guarded = input_sum(n, at->opt->seed, check_stream(n, 0));
+    size.expected_exact = input_sum(n, at->opt->seed, check_stream(n, size.exact_set));
     if (!timing)
         return;
-    int calls = size.calls = WARMUP_CALLS + at->opt->reps;
     size.runs = (timed_run *)calloc(count + 1, sizeof *size.runs);
-    size.kept = (int *)malloc(sizeof(int) * calls);
-    size.expected = (unsigned long long *)malloc(sizeof(unsigned long long) * calls);
-    if (!size.runs || !size.kept || !size.expected)
+    if (!size.runs)
         die(EXIT_CUDA, "out of host memory");
     CUDA_CHECK(cudaMalloc(&size.d_fresh, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_copy, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_outs, sizeof(int) * count));
-    CUDA_CHECK(cudaMalloc(&size.d_kept, sizeof(int) * count * calls));
-    CUDA_CHECK(cudaMalloc(&size.d_expected, sizeof(unsigned long long) * count * calls));
+    CUDA_CHECK(cudaMalloc(&size.d_expected, sizeof *size.d_expected));
 }
 
 // Partial sums: as many as reduce_in_passes needs at this block size, and no
@@ -247,6 +255,28 @@ static void use_block(const flow_point *at)
         CUDA_CHECK(cudaMalloc(&size.d_work, size.work_ints * sizeof(int)));
 }
 
+// A call's buffers, in the order of reduce_fn's pointer arguments: the input
+// (n ints), the partial sums, the sum.
+static int region_bytes(unsigned long long n, block_shape block, size_t *bytes)
+{
+    bytes[0] = (size_t)n * sizeof(int);
+    bytes[1] = (size_t)reduce_work_ints((unsigned int)n, block.x) * sizeof(int);
+    bytes[2] = sizeof(int);
+    return 3;
+}
+
+// One call of a kernel: its own function (given), or its plan (the learner's).
+static void call_sum(const step_kernel *k, const plan *p, const int *in, unsigned int n, int block, int *work,
+                     unsigned int work_ints, int *sum)
+{
+    if (!p) {
+        k->sum(in, n, block, work, sum);
+        return;
+    }
+    plan_region regions[] = {{(void *)in, (size_t)n * sizeof(int)}, {work, work_ints * sizeof(int)}, {sum, sizeof(int)}};
+    plan_replay(p, regions);
+}
+
 static void release(void)
 {
     CUDA_CHECK(cudaFree(size.d_guarded));
@@ -256,11 +286,8 @@ static void release(void)
     CUDA_CHECK(cudaFree(size.d_fresh));
     CUDA_CHECK(cudaFree(size.d_copy));
     CUDA_CHECK(cudaFree(size.d_outs));
-    CUDA_CHECK(cudaFree(size.d_kept));
     CUDA_CHECK(cudaFree(size.d_expected));
     free(size.runs);
-    free(size.kept);
-    free(size.expected);
 }
 
 // ===========================================================================
@@ -309,15 +336,24 @@ static const char *explain_mismatch(long long expected, int got, bool guarded, u
     return buf;
 }
 
-// The outputs of a run poisoned: a sum or a partial sum nobody wrote shows.
-static void poison_outputs(void)
+// Before a checked run: its input drawn again (a kernel may have changed it
+// in the run before), the guard after it restored, the outputs poisoned, so
+// that a sum or a partial sum nobody wrote shows.
+static void prepare_check(const flow_point *at, bool guarded)
 {
+    unsigned int n = size.n;
+    int *in = guarded ? size.d_guarded : size.d_exact;
+    fill_input<<<helper_grid(), FILL_BLOCK>>>(in, n, at->opt->seed, check_stream(n, guarded ? 0 : size.exact_set),
+                                             input_bound(n));
+    CUDA_CHECK_LAUNCH();
+    if (guarded)
+        CUDA_CHECK(cudaMemset(size.d_guarded + n, GUARD_BYTE, GUARD_INTS * sizeof(int)));
     CUDA_CHECK(cudaMemset(size.d_sum, POISON_BYTE, sizeof(int)));
     if (size.work_ints)
         CUDA_CHECK(cudaMemset(size.d_work, POISON_BYTE, size.work_ints * sizeof(int)));
 }
 
-static bool check(const flow_point *at, const contender *c, bool guarded, bool audited)
+static bool check(const flow_point *at, const contender *c, bool guarded)
 {
     unsigned int n = size.n;
     int block = at->block.x;
@@ -325,12 +361,11 @@ static bool check(const flow_point *at, const contender *c, bool guarded, bool a
     long long expected = guarded ? size.expected_guarded : size.expected_exact;
     set_activity("checking '%s' [%s] at n=%u, block %d, on the %s input", c->kernel->label, role, n, block,
                  guarded ? "guarded" : "exact-size");
-    poison_outputs();
-    if (audited)
-        audit_begin();
-    c->kernel->sum(guarded ? size.d_guarded : size.d_exact, n, block, size.d_work, size.d_sum);
-    if (audited)
-        audit_end();
+    prepare_check(at, guarded);
+    const plan *p = contender_plan(c, at);
+    if (p)
+        module_reset_globals();
+    call_sum(c->kernel, p, guarded ? size.d_guarded : size.d_exact, n, block, size.d_work, size.work_ints, size.d_sum);
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     int got;
     CUDA_CHECK(cudaMemcpy(&got, size.d_sum, sizeof got, cudaMemcpyDeviceToHost));
@@ -362,26 +397,40 @@ static bool check(const flow_point *at, const contender *c, bool guarded, bool a
 static void run_sum(void *arg)
 {
     timed_run *r = (timed_run *)arg;
-    r->sum(r->d_in, r->n, r->block, r->d_work, r->d_out);
+    call_sum(r->kernel, r->plan, r->d_in, r->n, r->block, r->d_work, r->work_ints, r->d_out);
 }
 
-// Before each run, untimed: an input no run has seen, its sum, and the
-// output poisoned.
+// Before each run, untimed: an input no run has seen, the output poisoned,
+// and the learner's module as it was loaded.
 static void fresh_input(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
-    CUDA_CHECK(cudaMemsetAsync(r->d_expected + call, 0, sizeof *r->d_expected));
-    fill_fresh_input<<<4 * current_device()->sm_count, FILL_BLOCK>>>(r->d_in, r->n, r->seed, next_fresh_stream++,
-                                                                     input_bound(r->n), r->d_expected + call);
+    r->stream = next_fresh_stream++;
+    fill_input<<<helper_grid(), FILL_BLOCK>>>(r->d_in, r->n, r->seed, r->stream, input_bound(r->n));
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemsetAsync(r->d_out, POISON_BYTE, sizeof(int)));
+    if (r->plan)
+        module_reset_globals();
 }
 
-// On the GPU, after each run, untimed: the sum it left, kept.
-static void keep_sum(void *arg, int call)
+// After each run, untimed: the exact sum of the run's data set, made now on
+// the GPU from the generator, and the run's sum; both to the host at once,
+// where no later run can reach them.
+static void check_sum(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
-    CUDA_CHECK(cudaMemcpyAsync(r->d_kept + call, r->d_out, sizeof(int), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemsetAsync(size.d_expected, 0, sizeof *size.d_expected));
+    sum_input<<<helper_grid(), FILL_BLOCK>>>(r->n, r->seed, r->stream, input_bound(r->n), size.d_expected);
+    CUDA_CHECK_LAUNCH();
+    int got;
+    unsigned long long expected;
+    CUDA_CHECK(cudaMemcpy(&got, r->d_out, sizeof got, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&expected, size.d_expected, sizeof expected, cudaMemcpyDeviceToHost));
+    if ((long long)got != (long long)expected && r->bad++ == 0) {
+        r->first_bad = call;
+        r->first_got = got;
+        r->first_expected = expected;
+    }
 }
 
 static void run_copy(void *arg)
@@ -401,7 +450,7 @@ static void describe(const flow_point *at, char *buf, size_t len)
 // The ceiling: a copy of the same bytes, which moves twice what a reduction reads.
 static void timed_tasks(const flow_point *at, const contender *cs, int count, timed_entry *entries)
 {
-    int block = at->block.x, calls = size.calls;
+    int block = at->block.x;
     double bytes = (double)size.n * sizeof(int);
     size.runs[0] = (timed_run){.d_in = size.d_exact, .d_out = size.d_copy, .n = size.n, .block = block};
     entries[0] = (timed_entry){.id = "copy",
@@ -410,43 +459,41 @@ static void timed_tasks(const flow_point *at, const contender *cs, int count, ti
                                .task = {run_copy, NULL, &size.runs[0], NULL}};
     for (int i = 0; i < count; i++) {
         timed_run *r = &size.runs[i + 1];
-        *r = (timed_run){cs[i].kernel->sum,         size.d_fresh,           size.d_outs + i,
-                         size.n,                    block,                  size.d_work,
-                         at->opt->seed,             size.d_kept + i * calls, size.d_expected + i * calls};
+        *r = (timed_run){.kernel = cs[i].kernel,
+                         .plan = contender_plan(&cs[i], at),
+                         .d_in = size.d_fresh,
+                         .d_out = size.d_outs + i,
+                         .n = size.n,
+                         .block = block,
+                         .d_work = size.d_work,
+                         .work_ints = size.work_ints,
+                         .seed = at->opt->seed};
         entries[i + 1].work = bytes;
-        entries[i + 1].task = (timed_task){run_sum, fresh_input, r, keep_sum};
+        entries[i + 1].task = (timed_task){run_sum, fresh_input, r, check_sum};
     }
 }
 
 static bool timed_right(const flow_point *at, int i, char *why, size_t len)
 {
-    int calls = size.calls, bad = 0, first = -1;
-    CUDA_CHECK(cudaMemcpy(size.kept, size.d_kept + i * calls, sizeof(int) * calls, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(size.expected, size.d_expected + i * calls, sizeof *size.expected * calls,
-                          cudaMemcpyDeviceToHost));
-    for (int c = 0; c < calls; c++)
-        if ((long long)size.kept[c] != (long long)size.expected[c] && bad++ == 0)
-            first = c;
-    if (bad)
+    const timed_run *r = &size.runs[i + 1];
+    int calls = WARMUP_CALLS + at->opt->reps;
+    if (r->bad)
         snprintf(why, len, "gave a wrong sum in %d of %d runs of the timing, %d warm-up included (run %d: %d instead "
-                 "of %llu)", bad, calls, WARMUP_CALLS, first + 1, size.kept[first], size.expected[first]);
-    return bad == 0;
+                 "of %llu)", r->bad, calls, WARMUP_CALLS, r->first_bad + 1, r->first_got, r->first_expected);
+    return r->bad == 0;
 }
 
 // ===========================================================================
 // After timing: the exact input refilled
 // ===========================================================================
 
-// Data set 2 + block_index (0 and 1 are the guarded and the exact input).
+// Data set 2 + block_index (0 and 1 are the guarded and the exact input);
+// the next check draws it into the exact input's buffer.
 static void refill(const flow_point *at, int block_index)
 {
-    int *h = (int *)malloc((size_t)size.n * sizeof(int));
-    if (!h)
-        die(EXIT_USAGE, "cannot allocate %zu bytes of host memory for n=%u", (size_t)size.n * sizeof(int), size.n);
     set_activity("refilling the input at n=%u", size.n);
-    size.expected_exact = fill_input(h, size.n, at->opt->seed, 2 + block_index);
-    CUDA_CHECK(cudaMemcpy(size.d_exact, h, (size_t)size.n * sizeof(int), cudaMemcpyHostToDevice));
-    free(h);
+    size.exact_set = 2 + block_index;
+    size.expected_exact = input_sum(size.n, at->opt->seed, check_stream(size.n, size.exact_set));
 }
 
 // ===========================================================================
@@ -469,6 +516,7 @@ static const track reduction = {
     .fresh_inputs = "the input buffer held fresh values: does it remember a sum from an earlier call?",
     .prepare = prepare,
     .use_block = use_block,
+    .region_bytes = region_bytes,
     .check = check,
     .describe = describe,
     .timed_tasks = timed_tasks,

@@ -21,7 +21,8 @@ int reduction_main(int argc, char **argv, const step_spec *step);
 
 // ---------------------------------------------------------------------------
 // Multi-pass reductions: the track's first kernel, the kernels of steps 04,
-// 05 and 07, and the given kernels of steps 05 to 08 (the previous step's)
+// 05 and 07, and the given kernels of steps 05 to 08 (the previous step's);
+// in passes.cu
 // ---------------------------------------------------------------------------
 // A kernel in which each block sums per_thread * blockDim.x consecutive
 // elements of in[0..n) into out[blockIdx.x]. It gets blockDim.x ints of
@@ -43,6 +44,9 @@ unsigned int reduce_work_ints(unsigned int n, int block);
 // The track's first kernel, reduce_interleaved_divergent (in reduction.cu):
 // step 04 starts from it, and every later step's speedup is also shown against it.
 extern const step_kernel reduction_track_first;
+
+// CUB's DeviceReduce::Sum, the library step 08 measures against (reduction.cu).
+extern const step_kernel reduction_cub;
 
 // ---------------------------------------------------------------------------
 // Launching a kernel templated on the block size (step 08)

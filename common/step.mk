@@ -54,11 +54,12 @@ else
   PROFILE_ARGS ?= -n 2^20 -b 256 -r 1
 endif
 
-# The launch audit (audit.cu) traces with CUPTI, the toolkit's tracing library
-# (its folders: CUPTI_INCLUDE and CUPTI_LIB, in cuda.mk).
-LDLIBS += -lcupti
+# The program loads the learner's kernels with the driver API (plan.cu); the
+# toolkit's stub library links it where no driver is installed, and the
+# driver's own is loaded when it runs.
+LDLIBS += -lcuda
 
-ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR) $(CUPTI_CFLAGS)
+ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)
 # The shared harness is compiled once for every step, into common/build.
 COMMON_BUILD := $(COMMON_DIR)/build
 include $(COMMON_DIR)/common.mk
@@ -81,6 +82,7 @@ $(call note_record,$(BUILD)/step-defines,$(STEP_DEFINES))
 endif
 
 SHARED_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACK)))
+PLANNER_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(PLANNER_SOURCES)))
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
 .PHONY: all solution harness sanitize profile explain grade help clean print-program print-sanitize-args
@@ -89,7 +91,7 @@ TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 all: $(PROGRAM)
 
 # Every shared object, both tracks: the top-level make builds them first, once.
-harness: $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACKS)))
+harness: $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACKS) $(PLANNER_SOURCES)))
 
 ifneq ($(wildcard $(SOLUTION_SRC)),)
 solution: $(PROGRAM)_solution
@@ -98,21 +100,41 @@ solution:
 	@echo "$(STEP): no solution to build: $(SOLUTION_SRC) is not there" >&2; exit 1
 endif
 
-$(PROGRAM): $(BUILD)/exercise.o $(SHARED_OBJS)
-	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
+# A step's two programs (common/plan.h). ./PROGRAM checks, times and audits,
+# and links none of the learner's host code: the learner's file is compiled
+# once, into an object from which its planner, build/PROGRAM.plan, is linked
+# (static, with the stand-in runtime of planner.cpp), and into its module,
+# build/PROGRAM.fatbin, which the program loads; build/PROGRAM.kernels lists
+# the module's kernels, their parameters and variables (kernels.awk, from the
+# PTX of the same compile).
+$(PROGRAM): $(SHARED_OBJS) $(BUILD)/$(PROGRAM).plan
+	$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
 
-$(PROGRAM)_solution: $(BUILD)/solution.o $(BEYOND_OBJS) $(SHARED_OBJS)
-	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
+$(PROGRAM)_solution: $(SHARED_OBJS) $(BEYOND_OBJS) $(BUILD)/$(PROGRAM)_solution.plan
+	$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(BEYOND_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
 
-# The learner's file may include the workbook's headers, the toolkit's and the
-# system's, and nothing else: checked first, from the preprocessor's own list.
-$(BUILD)/exercise.o: $(PROGRAM).cu $(BUILD)/flags
-	$(COMMON_DIR)/check-includes.sh $< $(NVCC) $(ALL_FLAGS)
-	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+# The planner may call only what planner.cpp defines of the CUDA runtime: a
+# call it lacks is an undefined reference, which the link names.
+$(BUILD)/%.plan: $(BUILD)/%.o $(PLANNER_OBJS)
+	$(NVCC) $(ALL_FLAGS) -cudart none -Xcompiler -static -o $@ $^
 
-$(BUILD)/solution.o: $(SOLUTION_SRC) $(BUILD)/flags
-	$(COMMON_DIR)/check-includes.sh $< $(NVCC) $(ALL_FLAGS)
-	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+# learner_object SOURCE: the object, and beside it the module and its table.
+# The file may include the workbook's headers, the toolkit's and the system's,
+# and nothing else: checked first, from the preprocessor's own list.
+define learner_object
+	$(COMMON_DIR)/check-includes.sh $(1) $(NVCC) $(ALL_FLAGS)
+	rm -rf $(@:.o=.keep) && mkdir -p $(@:.o=.keep)
+	$(NVCC) $(ALL_FLAGS) --keep --keep-dir $(@:.o=.keep) -MMD -MP -MF $(@:.o=.d) -c -o $@ $(1)
+	cp $(@:.o=.keep)/$(PROGRAM).fatbin $(@:.o=.fatbin)
+	awk -f $(COMMON_DIR)/kernels.awk $(@:.o=.keep)/*.ptx > $(@:.o=.kernels)
+	rm -rf $(@:.o=.keep)
+endef
+
+$(BUILD)/$(PROGRAM).o: $(PROGRAM).cu $(BUILD)/flags
+	$(call learner_object,$<)
+
+$(BUILD)/$(PROGRAM)_solution.o: $(SOLUTION_SRC) $(BUILD)/flags
+	$(call learner_object,$<)
 
 $(BUILD)/beyond-%.o: $(dir $(SOLUTION_SRC))%.cu $(BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
@@ -121,6 +143,9 @@ $(BUILD)/main.o: main.cu $(BUILD)/flags $(BUILD)/step-defines
 	$(NVCC) $(ALL_FLAGS) $(STEP_DEFINES) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
+	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+
+$(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 -include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/*.d)

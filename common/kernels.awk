@@ -1,0 +1,99 @@
+# kernels.awk: what a learner's module holds, read from the PTX nvcc wrote
+# for it (one file per virtual architecture, all given at once), for the
+# step's program and its planner (plan.h). One line each:
+#
+#   kernel<TAB>name=MANGLED<TAB>params=SIZE:ALIGN,...   a kernel, its parameters in order
+#   global<TAB>name=NAME<TAB>bytes=N                   a __device__ or __constant__ variable
+#   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock or the SM's id
+#
+# The kernels and variables come from the first file (every architecture
+# has the same); the clocks from all of them, since a branch for one
+# architecture may read one.
+#
+#   awk -f kernels.awk build/keep/*.ptx > build/PROGRAM.kernels
+
+function type_size(t) {
+    if (t ~ /^\.(u8|s8|b8)$/) return 1
+    if (t ~ /^\.(u16|s16|b16|f16|bf16)$/) return 2
+    if (t ~ /^\.(u32|s32|b32|f32)$/) return 4
+    if (t ~ /^\.(u64|s64|b64|f64)$/) return 8
+    return 0
+}
+
+# "NAME[16]" -> 16; "NAME" -> 1.
+function count_of(word,    open) {
+    open = index(word, "[")
+    return open ? substr(word, open + 1, length(word) - open - 1) + 0 : 1
+}
+
+# A name with what may follow it on the line ("table[64]", "n,", "x;").
+function name_word(word) {
+    sub(/[,;].*/, "", word)
+    return word
+}
+
+function name_of(word) {
+    sub(/\[.*/, "", word)
+    sub(/[,;(].*/, "", word)
+    return word
+}
+
+# The size and alignment of a declaration's words from position `from`:
+# [.align A] .TYPE [.ptr [.global] [.align A]] NAME[N]; sets decl_name.
+function declared(from,    i, align, size, t, pointer) {
+    align = 0
+    for (i = from; i <= NF; i++) {
+        if ($i == ".ptr") pointer = 1  # its .align is the pointee's, not the parameter's
+        if ($i == ".align") { if (!pointer) align = $(i + 1) + 0; i++; continue }
+        if ((size = type_size($i)) > 0) { t = i; break }
+    }
+    if (!t) return ""
+    for (i = t + 1; i <= NF && $i ~ /^\./; i++)  # .ptr .global .align 4 ...
+        if ($i == ".align") i++
+    size *= count_of(name_word($i))
+    if (!align) align = type_size($t)
+    decl_name = name_of($i)
+    return size ":" align
+}
+
+FNR == 1 { file++ }
+
+# A function starts: a kernel (.entry) or a device function (.func).
+/^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]/ || /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.func[ \t]/ {
+    line = $0
+    sub(/\(.*/, "", line)
+    n = split(line, w, /[ \t]+/)
+    current = w[n]
+    in_params = ($0 ~ /\.entry/ && file == 1)
+    params = ""
+    if (in_params && $0 ~ /\)[ \t]*$/) { in_params = 0; print "kernel\tname=" current "\tparams=" }
+    next
+}
+
+in_params && /^[ \t]*\.param/ {
+    p = declared(2)
+    if (p != "") params = params (params ? "," : "") p
+    if ($0 !~ /,[ \t]*$/) { print "kernel\tname=" current "\tparams=" params; in_params = 0 }
+    next
+}
+
+in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_params = 0; next }
+
+# A variable of the module's, at file scope: .global or .const, not the
+# strings device printf keeps ($str).
+file == 1 && /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(global|const)[ \t]/ && !/\.extern/ {
+    for (i = 1; i <= NF; i++) if ($i == ".global" || $i == ".const") break
+    p = declared(i + 1)
+    if (p != "" && decl_name !~ /^\$/) {
+        split(p, sa, ":")
+        print "global\tname=" decl_name "\tbytes=" sa[1]
+    }
+    next
+}
+
+match($0, /%(clock64|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid)([^a-z_0-9]|$)/) {
+    reg = substr($0, RSTART, RLENGTH)
+    sub(/[^a-z_0-9%]$/, "", reg)
+    key = current SUBSEP reg
+    if (!(key in seen)) { seen[key] = 1; print "clock\tname=" current "\tregister=" reg }
+}

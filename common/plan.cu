@@ -1,0 +1,560 @@
+// plan.cu: the program's side of plan.h -- the learner's module, loaded; the
+// planner, started confined and asked once for every call of the run; the
+// plans, checked for their buffers and replayed.
+#include "harness.h"
+#include "plan.h"
+
+#include <cuda.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+// How long the planner may take to answer every request, and how much memory
+// it may have: a step's function does a few divisions and launches.
+static const int PLANNER_SECONDS = 30;
+static const rlim_t PLANNER_MEMORY = 1ull << 30;
+
+// A driver call: its CUresult is the runtime's error of the same number for
+// every error met here, so cuda_check names it and says what to do.
+#define CU_CHECK(call) cuda_check((cudaError_t)(call), #call, __FILE__, __LINE__)
+
+// ===========================================================================
+// The learner's module
+// ===========================================================================
+
+static CUmodule module;
+static module_kernel *kernels;
+static int kernel_count;
+
+typedef struct {
+    char name[256];
+    CUdeviceptr address;
+    size_t bytes;
+    unsigned char *initial;  // its content when the module was loaded
+} module_global;
+
+static module_global *globals;
+static int global_count;
+
+// What the module reads of clocks, for the record (kernels.awk's clock lines).
+static char clocks[1024];
+
+// Where this program's parts are: build/<this program's name>.<part>, beside it.
+static void part_path(const char *part, char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        die(EXIT_CUDA, "cannot tell where this program is (/proc/self/exe): %s", strerror(errno));
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    snprintf(out, len, "%s/build/%s.%s", self, slash + 1, part);
+}
+
+const module_kernel *module_kernel_named(const char *name)
+{
+    for (int i = 0; i < kernel_count; i++)
+        if (strcmp(kernels[i].name, name) == 0)
+            return &kernels[i];
+    return NULL;
+}
+
+// The value of key=value in a tab-separated line, into out ("" if absent).
+static const char *line_field(const char *line, const char *key, char *out, size_t len)
+{
+    size_t k = strlen(key);
+    out[0] = '\0';
+    for (const char *p = line; p; p = strchr(p + 1, '\t')) {
+        const char *f = *p == '\t' ? p + 1 : p;
+        if (strncmp(f, key, k) == 0 && f[k] == '=') {
+            size_t n = strcspn(f + k + 1, "\t\n");
+            snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), f + k + 1);
+            break;
+        }
+    }
+    return out;
+}
+
+static void read_table(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        die(EXIT_CUDA, "cannot read %s: %s (rebuild: make)", path, strerror(errno));
+    static char line[8192];
+    char value[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "kernel\t", 7) == 0) {
+            kernels = (module_kernel *)realloc(kernels, (kernel_count + 1) * sizeof *kernels);
+            module_kernel *k = &kernels[kernel_count++];
+            memset(k, 0, sizeof *k);
+            snprintf(k->name, sizeof k->name, "%s", line_field(line, "name", value, sizeof value));
+            unsigned end = 0;
+            line_field(line, "params", value, sizeof value);
+            for (char *item = strtok(value, ","); item && k->param_count < PLAN_MAX_PARAMS;
+                 item = strtok(NULL, ",")) {
+                unsigned size = 0, align = 1;
+                sscanf(item, "%u:%u", &size, &align);
+                unsigned offset = (end + align - 1) / align * align;
+                k->param_size[k->param_count] = size;
+                k->param_offset[k->param_count++] = offset;
+                end = offset + size;
+            }
+            k->params_bytes = end;
+            if (end > PLAN_MAX_PARAMS_BYTES)
+                die(EXIT_CUDA, "%s has %u bytes of parameters, more than a plan carries", k->name, end);
+        } else if (strncmp(line, "global\t", 7) == 0) {
+            globals = (module_global *)realloc(globals, (global_count + 1) * sizeof *globals);
+            module_global *g = &globals[global_count++];
+            memset(g, 0, sizeof *g);
+            snprintf(g->name, sizeof g->name, "%s", line_field(line, "name", value, sizeof value));
+        } else if (strncmp(line, "clock\t", 6) == 0) {
+            char name[256], reg[64];
+            line_field(line, "name", name, sizeof name);
+            line_field(line, "register", reg, sizeof reg);
+            size_t used = strlen(clocks);
+            snprintf(clocks + used, sizeof clocks - used, "%s%s in %s", used ? "; " : "", reg, name);
+        }
+    }
+    fclose(f);
+    if (!kernels)
+        die(EXIT_CUDA, "%s lists no kernel: does the file define none? (rebuild: make)", path);
+}
+
+void module_open(void)
+{
+    char path[PATH_MAX + 32];
+    part_path("kernels", path, sizeof path);
+    read_table(path);
+    part_path("fatbin", path, sizeof path);
+    set_activity("loading your kernels (%s)", path);
+    CUDA_CHECK(cudaFree(0));  // the runtime's context is current: the module loads into it
+    CU_CHECK(cuModuleLoad(&module, path));
+    for (int i = 0; i < kernel_count; i++)
+        CU_CHECK(cuModuleGetFunction(&kernels[i].function, module, kernels[i].name));
+    for (int i = 0; i < global_count; i++) {
+        module_global *g = &globals[i];
+        CU_CHECK(cuModuleGetGlobal(&g->address, &g->bytes, module, g->name));
+        g->initial = (unsigned char *)malloc(g->bytes ? g->bytes : 1);
+        if (!g->initial)
+            die(EXIT_CUDA, "out of host memory");
+        CU_CHECK(cuMemcpyDtoH(g->initial, g->address, g->bytes));
+    }
+    set_activity("%s", "");
+}
+
+const char *module_clocks(void) { return clocks; }
+
+void module_reset_globals(void)
+{
+    for (int i = 0; i < global_count; i++)
+        CU_CHECK(cuMemcpyHtoDAsync(globals[i].address, globals[i].initial, globals[i].bytes, 0));
+}
+
+// ===========================================================================
+// The planner, confined
+// ===========================================================================
+
+// What the planner may ask of the kernel: memory, its own descriptors, time,
+// and to end. No file can be opened, no process started or signalled, no
+// socket made; anything else fails with EPERM.
+static const int PLANNER_SYSCALLS[] = {
+    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_close, SYS_fstat, SYS_newfstatat, SYS_lseek, SYS_fcntl,
+    SYS_brk, SYS_mmap, SYS_munmap, SYS_mremap, SYS_mprotect, SYS_madvise, SYS_exit, SYS_exit_group,
+    SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_sigaltstack, SYS_getpid, SYS_gettid,
+    SYS_futex, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_nanosleep, SYS_clock_nanosleep,
+    SYS_set_tid_address, SYS_set_robust_list, SYS_prlimit64, SYS_getrandom, SYS_uname, SYS_execve,
+#ifdef SYS_arch_prctl
+    SYS_arch_prctl,
+#endif
+#ifdef SYS_rseq
+    SYS_rseq,
+#endif
+};
+
+#if defined(__x86_64__)
+#define PLANNER_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define PLANNER_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+// In the child, before exec: the filter, inherited by the planner.
+static bool confine_this_process(void)
+{
+    enum { MAX_FILTER = 4 + 2 * COUNT_OF(PLANNER_SYSCALLS) + 1 };
+    struct sock_filter filter[MAX_FILTER];
+    int n = 0;
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PLANNER_ARCH, 1, 0);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    for (int i = 0; i < COUNT_OF(PLANNER_SYSCALLS); i++) {
+        filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)PLANNER_SYSCALLS[i], 0, 1);
+        filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    }
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+    struct sock_fprog program = {(unsigned short)n, filter};
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+// The requests, as the planner reads them on its stdin: the GPU, the module's
+// kernels, then one line per call.
+static FILE *write_requests(const char *const *ids, int id_count, const options *opt)
+{
+    FILE *f = tmpfile();
+    if (!f)
+        die(EXIT_CUDA, "cannot make a file for the planner's requests: %s", strerror(errno));
+    int dev;
+    cudaDeviceProp props;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaGetDeviceProperties(&props, dev));
+    fprintf(f, "device\tprops=");
+    for (size_t i = 0; i < sizeof props; i++)
+        fprintf(f, "%02x", ((unsigned char *)&props)[i]);
+    fputc('\n', f);
+    for (int attr = 1; attr < 256; attr++) {
+        int value;
+        if (cudaDeviceGetAttribute(&value, (enum cudaDeviceAttr)attr, dev) == cudaSuccess)
+            fprintf(f, "attribute\tid=%d\tvalue=%d\n", attr, value);
+        else
+            (void)cudaGetLastError();  // an attribute this driver does not know
+    }
+    static const CUfunction_attribute ASKED[] = {
+        CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+        CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,      CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+        CU_FUNC_ATTRIBUTE_NUM_REGS,              CU_FUNC_ATTRIBUTE_PTX_VERSION,
+        CU_FUNC_ATTRIBUTE_BINARY_VERSION,        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT};
+    for (int i = 0; i < kernel_count; i++) {
+        const module_kernel *k = &kernels[i];
+        int v[COUNT_OF(ASKED)];
+        for (int a = 0; a < COUNT_OF(ASKED); a++)
+            CU_CHECK(cuFuncGetAttribute(&v[a], ASKED[a], k->function));
+        cudaFuncAttributes attrs;
+        memset(&attrs, 0, sizeof attrs);
+        attrs.maxThreadsPerBlock = v[0], attrs.sharedSizeBytes = v[1], attrs.constSizeBytes = v[2];
+        attrs.localSizeBytes = v[3], attrs.numRegs = v[4], attrs.ptxVersion = v[5], attrs.binaryVersion = v[6];
+        attrs.maxDynamicSharedSizeBytes = v[7], attrs.preferredShmemCarveout = v[8];
+        fprintf(f, "kernel\tname=%s\tparams=", k->name);
+        for (int p = 0; p < k->param_count; p++)
+            fprintf(f, "%s%u@%u", p ? "," : "", k->param_size[p], k->param_offset[p]);
+        fprintf(f, "\tattributes=");
+        for (size_t b = 0; b < sizeof attrs; b++)
+            fprintf(f, "%02x", ((unsigned char *)&attrs)[b]);
+        fputc('\n', f);
+    }
+    for (int s = 0; s < opt->size_count; s++)
+        for (int b = 0; b < opt->block_count; b++)
+            for (int i = 0; i < id_count; i++)
+                fprintf(f, "plan\tid=%s\tn=%llu\tblock=%dx%d\n", ids[i], opt->sizes[s], opt->blocks[b].x,
+                        opt->blocks[b].y);
+    fflush(f);
+    rewind(f);
+    return f;
+}
+
+// Start the planner on the requests, confined, in a process group of its own;
+// return its pid and the read end of its plans.
+static pid_t start_planner(const char *path, FILE *requests, int *plans_fd)
+{
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0)
+        die(EXIT_CUDA, "cannot make a pipe for the planner: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        die(EXIT_CUDA, "cannot start the planner: %s", strerror(errno));
+    if (pid == 0) {
+        // Only system calls from here to exec: the parent's state is not ours.
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        dup2(fileno(requests), STDIN_FILENO);
+        if (pipe_fds[1] != PLAN_FD) {
+            dup2(pipe_fds[1], PLAN_FD);
+            close(pipe_fds[1]);
+        }
+        for (int fd = PLAN_FD + 1; fd < 1024; fd++)  // the records file and anything else of ours
+            close(fd);
+        struct rlimit memory = {PLANNER_MEMORY, PLANNER_MEMORY}, cpu = {PLANNER_SECONDS, PLANNER_SECONDS};
+        setrlimit(RLIMIT_DATA, &memory);
+        setrlimit(RLIMIT_CPU, &cpu);
+        if (!confine_this_process()) {
+            static const char msg[] = "planner: cannot confine the planner (seccomp) on this system\n";
+            (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+            _exit(EXIT_CUDA);
+        }
+        char *argv[] = {(char *)path, NULL};
+        char *envp[] = {NULL};
+        execve(path, argv, envp);
+        _exit(127);
+    }
+    close(pipe_fds[1]);
+    *plans_fd = pipe_fds[0];
+    return pid;
+}
+
+// Everything the planner wrote, until it closed its end or ran out of time.
+static char *read_plans(int fd, pid_t pid, const char *path)
+{
+    size_t used = 0, size = 1 << 16;
+    char *text = (char *)malloc(size);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int left_ms = PLANNER_SECONDS * 1000 - (int)((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000);
+        struct pollfd p = {fd, POLLIN, 0};
+        if (left_ms <= 0 || poll(&p, 1, left_ms) == 0) {
+            kill(-pid, SIGKILL);
+            die(EXIT_CUDA, "your host code did not finish planning its launches within %d s (%s): a loop in the "
+                           "step's function that never ends?",
+                PLANNER_SECONDS, path);
+        }
+        if (used + 4096 > size && !(text = (char *)realloc(text, size *= 2)))
+            die(EXIT_CUDA, "out of host memory");
+        ssize_t got = read(fd, text + used, size - used - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        used += (size_t)got;
+    }
+    text[used] = '\0';
+    close(fd);
+    return text;
+}
+
+// ===========================================================================
+// The plans
+// ===========================================================================
+
+static plan *plans;
+static int plan_count;
+static bool planner_failed;
+static int planner_code;
+static char planner_message[1024];
+
+static unsigned long long hex_u64(const char *text) { return strtoull(text, NULL, 16); }
+
+static void parse_action(plan *p, const char *line)
+{
+    char value[2 * PLAN_MAX_PARAMS_BYTES + 64];
+    p->actions = (plan_action *)realloc(p->actions, (p->action_count + 1) * sizeof *p->actions);
+    plan_action *a = &p->actions[p->action_count++];
+    memset(a, 0, sizeof *a);
+    if (strncmp(line, "launch\t", 7) == 0) {
+        a->kind = PLAN_LAUNCH;
+        snprintf(a->kernel_name, sizeof a->kernel_name, "%s", line_field(line, "kernel", value, sizeof value));
+        a->kernel = module_kernel_named(a->kernel_name);
+        sscanf(line_field(line, "grid", value, sizeof value), "%u,%u,%u", &a->grid[0], &a->grid[1], &a->grid[2]);
+        sscanf(line_field(line, "block", value, sizeof value), "%u,%u,%u", &a->block[0], &a->block[1], &a->block[2]);
+        a->smem = strtoull(line_field(line, "smem", value, sizeof value), NULL, 10);
+        a->other_stream = atoi(line_field(line, "stream", value, sizeof value)) != 0;
+        line_field(line, "params", value, sizeof value);
+        size_t bytes = a->kernel ? a->kernel->params_bytes : 0;
+        a->params = (unsigned char *)calloc(bytes ? bytes : 1, 1);
+        for (size_t i = 0; i < bytes && value[2 * i] && value[2 * i + 1]; i++) {
+            unsigned v;
+            sscanf(value + 2 * i, "%2x", &v);
+            a->params[i] = (unsigned char)v;
+        }
+    } else if (strncmp(line, "memset\t", 7) == 0) {
+        a->kind = PLAN_MEMSET;
+        a->address = hex_u64(line_field(line, "address", value, sizeof value));
+        a->value = atoi(line_field(line, "value", value, sizeof value));
+        a->bytes = strtoull(line_field(line, "bytes", value, sizeof value), NULL, 10);
+        a->other_stream = atoi(line_field(line, "stream", value, sizeof value)) != 0;
+    } else {
+        a->kind = PLAN_ATTRIBUTE;
+        snprintf(a->kernel_name, sizeof a->kernel_name, "%s", line_field(line, "kernel", value, sizeof value));
+        a->kernel = module_kernel_named(a->kernel_name);
+        a->attribute = atoi(line_field(line, "attribute", value, sizeof value));
+        a->attribute_value = atoi(line_field(line, "value", value, sizeof value));
+    }
+}
+
+static void parse_plans(char *text)
+{
+    plan *current = NULL;
+    char value[256];
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "plan\t", 5) == 0 || strncmp(line, "undefined\t", 10) == 0) {
+            plans = (plan *)realloc(plans, (plan_count + 1) * sizeof *plans);
+            current = &plans[plan_count++];
+            memset(current, 0, sizeof *current);
+            snprintf(current->id, sizeof current->id, "%s", line_field(line, "id", value, sizeof value));
+            current->defined = line[0] == 'p';
+            current->n = strtoull(line_field(line, "n", value, sizeof value), NULL, 10);
+            sscanf(line_field(line, "block", value, sizeof value), "%dx%d", &current->block.x, &current->block.y);
+            current->complete = !current->defined;
+        } else if (strncmp(line, "end", 3) == 0 && current) {
+            current->complete = true;
+        } else if (strncmp(line, "failed\t", 7) == 0) {
+            planner_failed = true;
+            planner_code = atoi(line_field(line, "code", value, sizeof value));
+            line_field(line, "message", planner_message, sizeof planner_message);
+        } else if (current && current->defined && !current->complete &&
+                   (strncmp(line, "launch\t", 7) == 0 || strncmp(line, "memset\t", 7) == 0 ||
+                    strncmp(line, "attribute\t", 10) == 0)) {
+            parse_action(current, line);
+        }
+    }
+}
+
+void plans_make(const char *const *ids, int id_count, const options *opt)
+{
+    char path[PATH_MAX + 32];
+    part_path("plan", path, sizeof path);
+    if (access(path, X_OK) != 0)
+        die(EXIT_CUDA, "cannot run %s, the planner of your host code: %s (rebuild: make)", path, strerror(errno));
+    set_activity("planning your launches (%s)", path);
+    FILE *requests = write_requests(ids, id_count, opt);
+    int fd;
+    pid_t pid = start_planner(path, requests, &fd);
+    char *text = read_plans(fd, pid, path);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    kill(-pid, SIGKILL);  // and anything it left (it may start nothing, but be sure)
+    fclose(requests);
+    parse_plans(text);
+    free(text);
+    set_activity("%s", "");
+    if (planner_failed)
+        die(planner_code == EXIT_USAGE || planner_code == EXIT_CUDA ? planner_code : EXIT_CUDA,
+            "your host code stopped while planning its launches: %s", planner_message);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        die(EXIT_CUDA, "your host code ended the planner (%s) %s %d before it had planned every call: a crash in "
+                       "the step's function? (run it yourself: the planner prints what it did not plan)",
+            path, WIFSIGNALED(status) ? "by signal" : "with exit status",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    for (int i = 0; i < plan_count; i++)
+        if (!plans[i].complete)
+            die(EXIT_CUDA, "the planner's plan for %s at n=%llu stops in the middle", plans[i].id, plans[i].n);
+}
+
+const plan *plan_for(const char *id, unsigned long long n, block_shape block)
+{
+    for (int i = 0; i < plan_count; i++)
+        if (plans[i].n == n && plans[i].block.x == block.x && plans[i].block.y == block.y &&
+            strcmp(plans[i].id, id) == 0)
+            return &plans[i];
+    return NULL;
+}
+
+bool planned(const char *id)
+{
+    for (int i = 0; i < plan_count; i++)
+        if (strcmp(plans[i].id, id) == 0)
+            return plans[i].defined;
+    return false;
+}
+
+// ===========================================================================
+// Mapping a plan onto buffers, and replaying it
+// ===========================================================================
+
+// The region a planner's address falls in, or -1 if it falls in none.
+static int region_of(uint64_t address)
+{
+    if (address < PLAN_REGION_BASE || address >= PLAN_REGION_BASE + PLAN_MAX_REGIONS * PLAN_REGION_SPAN)
+        return -1;
+    return (int)((address - PLAN_REGION_BASE) / PLAN_REGION_SPAN);
+}
+
+static uint64_t region_offset(uint64_t address) { return (address - PLAN_REGION_BASE) % PLAN_REGION_SPAN; }
+
+int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_count, char *why, size_t len)
+{
+    int problems = 0;
+    why[0] = '\0';
+#define PROBLEM(...)                                                   \
+    do {                                                               \
+        if (problems++ == 0)                                           \
+            snprintf(why, len, __VA_ARGS__);                           \
+    } while (0)
+    for (int i = 0; i < p->action_count; i++) {
+        const plan_action *a = &p->actions[i];
+        if (a->kind == PLAN_MEMSET) {
+            int r = region_of(a->address);
+            if (r < 0 || r >= region_count)
+                PROBLEM("set memory at an address it was not given (%#llx)", (unsigned long long)a->address);
+            else if (region_offset(a->address) + a->bytes > region_bytes[r])
+                PROBLEM("set %zu bytes from byte %llu of a buffer of %zu bytes", a->bytes,
+                        (unsigned long long)region_offset(a->address), region_bytes[r]);
+        }
+        if (a->kind != PLAN_LAUNCH || !a->kernel)
+            continue;
+        for (unsigned off = 0; off + 8 <= a->kernel->params_bytes; off += 8) {
+            uint64_t word;
+            memcpy(&word, a->params + off, 8);
+            int r = region_of(word);
+            if (r >= 0 && (r >= region_count || region_offset(word) > region_bytes[r])) {
+                PROBLEM("passed %s an address past the end of the buffers it was given", a->kernel_name);
+            } else if (r < 0 && word) {
+                CUdeviceptr start;
+                if (cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)word) ==
+                    CUDA_SUCCESS)
+                    PROBLEM("passed %s an address of GPU memory it was not given (%#llx)", a->kernel_name,
+                            (unsigned long long)word);
+            }
+        }
+    }
+#undef PROBLEM
+    (void)cudaGetLastError();
+    return problems;
+}
+
+void plan_replay(const plan *p, const plan_region *regions)
+{
+    unsigned char params[PLAN_MAX_PARAMS_BYTES];
+    void *args[PLAN_MAX_PARAMS];
+    for (int i = 0; i < p->action_count; i++) {
+        const plan_action *a = &p->actions[i];
+        switch (a->kind) {
+        case PLAN_MEMSET: {
+            int r = region_of(a->address);
+            CU_CHECK(cuMemsetD8Async((CUdeviceptr)regions[r].ptr + region_offset(a->address),
+                                     (unsigned char)a->value, a->bytes, 0));
+            break;
+        }
+        case PLAN_ATTRIBUTE:
+            CU_CHECK(cuFuncSetAttribute(a->kernel->function, (CUfunction_attribute)a->attribute, a->attribute_value));
+            break;
+        case PLAN_LAUNCH: {
+            const module_kernel *k = a->kernel;
+            memcpy(params, a->params, k->params_bytes);
+            for (unsigned off = 0; off + 8 <= k->params_bytes; off += 8) {
+                uint64_t word;
+                memcpy(&word, params + off, 8);
+                int r = region_of(word);
+                if (r < 0)
+                    continue;
+                word = (uint64_t)(uintptr_t)regions[r].ptr + region_offset(word);
+                memcpy(params + off, &word, 8);
+            }
+            for (int q = 0; q < k->param_count; q++)
+                args[q] = params + k->param_offset[q];
+            cuda_check((cudaError_t)cuLaunchKernel(k->function, a->grid[0], a->grid[1], a->grid[2], a->block[0],
+                                                   a->block[1], a->block[2], (unsigned)a->smem, 0, args, NULL),
+                       "kernel launch", __FILE__, __LINE__);
+            break;
+        }
+        }
+    }
+}
