@@ -398,3 +398,20 @@ int audit_plan(const options *opt, const char *step, const plan *p, const char *
         print_finding(&ctx, found[i], found_times[i]);
     return ctx.findings;
 }
+
+int audit_module(const options *opt, const char *step)
+{
+    const char *clocks = module_clocks();
+    if (!clocks[0])
+        return 0;
+    char message[FINDING_LEN];
+    snprintf(message, sizeof message,
+             "your kernels read a clock or the SM they run on (%s): a kernel that times itself can tell a watched run "
+             "from a timed one and behave otherwise in each; a step's kernel has no use for it",
+             clocks);
+    if (opt->machine)
+        print_record("finding", "step=%s\tn=0\tblock=0\tmessage=%s", step, message);
+    else
+        printf("AUDIT: %s\n", message);
+    return 1;
+}

@@ -53,3 +53,8 @@ void audit_set_facts(const char *facts);
 // outside its buffers, a kernel not of the learner's file).
 int audit_plan(const options *opt, const char *step, const plan *p, const char *label, const size_t *region_bytes,
                int region_count, bool graded, int *unsafe);
+
+// What every module must respect: no kernel of the learner's reads a clock or
+// the SM it runs on (%clock, %clock64, %globaltimer, %smid: kernels.awk).
+// Prints a finding and returns 1 if one does, else 0.
+int audit_module(const options *opt, const char *step);

@@ -10,9 +10,6 @@
 #              ones, less those this nvcc cannot build (CUDA 13 starts at sm_75).
 #   CCBIN      the host compiler, when nvcc's default is too new for it (CUDA 11.8
 #              wants g++ 11 or older: CCBIN=g++-11)
-#   CUPTI_INCLUDE, CUPTI_LIB   CUPTI's folders, found below: extras/CUPTI in
-#              some toolkits, include/ and lib64/ in others, the system's own
-#              folders in Debian's packages (where nothing needs adding)
 
 ifdef CUDA_PATH
   NVCC ?= $(CUDA_PATH)/bin/nvcc
@@ -36,14 +33,11 @@ endif
 
 # The toolkit's root: CUDA_PATH, else the folder above the real nvcc's bin/.
 CUDA_ROOT := $(or $(CUDA_PATH),$(patsubst %/bin/,%,$(dir $(realpath $(NVCC)))))
-CUPTI_INCLUDE ?= $(wildcard $(CUDA_ROOT)/extras/CUPTI/include)
-CUPTI_LIB ?= $(wildcard $(CUDA_ROOT)/extras/CUPTI/lib64)
-CUPTI_CFLAGS := $(addprefix -I,$(CUPTI_INCLUDE))
 # A toolkit outside the loader's path (CUDA_PATH=/opt/...) builds programs that
 # would not start ("libcublas.so.12: cannot open shared object file"): they
 # carry the path to its libraries. The system's own folders need none.
-CUDA_LIB_DIRS := $(filter-out /usr/lib% /lib%,$(wildcard $(CUDA_ROOT)/lib64) $(CUPTI_LIB))
-CUDA_LDFLAGS := $(addprefix -L,$(CUPTI_LIB)) $(addprefix -Xlinker -rpath=,$(CUDA_LIB_DIRS))
+CUDA_LIB_DIRS := $(filter-out /usr/lib% /lib%,$(wildcard $(CUDA_ROOT)/lib64))
+CUDA_LDFLAGS := $(addprefix -Xlinker -rpath=,$(CUDA_LIB_DIRS))
 NVCC_HOST := $(if $(CCBIN),-ccbin $(CCBIN))
 
 ifeq ($(origin SM),undefined)

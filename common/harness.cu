@@ -806,7 +806,7 @@ const plan *contender_plan(const contender *c, const flow_point *at)
 static int audit_plans(const track *t, const options *opt, const step_spec *s, const contender *cs, int count,
                        int graded)
 {
-    int findings = 0, unsafe = 0;
+    int findings = audit_module(opt, s->name), unsafe = 0;
     for (int i = 0; i < opt->size_count; i++)
         for (int b = 0; b < opt->block_count; b++) {
             flow_point at = {opt, s->name, opt->sizes[i], opt->blocks[b]};

@@ -5,6 +5,7 @@
 #include "plan.h"
 
 #include <cuda.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -33,6 +34,57 @@ static const rlim_t PLANNER_MEMORY = 1ull << 30;
 // A driver call: its CUresult is the runtime's error of the same number for
 // every error met here, so cuda_check names it and says what to do.
 #define CU_CHECK(call) cuda_check((cudaError_t)(call), #call, __FILE__, __LINE__)
+
+// ===========================================================================
+// The driver
+// ===========================================================================
+
+// The driver's calls this file makes, from the driver's own library, which
+// the CUDA runtime has loaded already: found at run time, so that the program
+// links where no driver is installed (and no stub of it either). Each by the
+// name that cuda.h's macros give it (cuModuleGetGlobal is cuModuleGetGlobal_v2).
+static struct {
+    decltype(&cuModuleLoad) module_load;
+    decltype(&cuModuleGetFunction) module_get_function;
+    decltype(&cuModuleGetGlobal) module_get_global;
+    decltype(&cuMemcpyDtoH) memcpy_dtoh;
+    decltype(&cuMemcpyHtoDAsync) memcpy_htod_async;
+    decltype(&cuMemsetD8Async) memset_d8_async;
+    decltype(&cuFuncGetAttribute) func_get_attribute;
+    decltype(&cuFuncSetAttribute) func_set_attribute;
+    decltype(&cuLaunchKernel) launch_kernel;
+    decltype(&cuPointerGetAttribute) pointer_get_attribute;
+} driver;
+
+static void *driver_call(void *library, const char *name)
+{
+    void *call = dlsym(library, name);
+    if (!call)
+        die(EXIT_CUDA, "the NVIDIA driver's library has no %s: a driver older than this program's CUDA needs? (%s)",
+            name, dlerror());
+    return call;
+}
+
+static void open_driver(void)
+{
+    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!library)
+        library = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!library)
+        die(EXIT_CUDA, "cannot load the NVIDIA driver's library, libcuda.so.1: %s", dlerror());
+#define DRIVER_CALL(field, name) driver.field = (decltype(driver.field))driver_call(library, name)
+    DRIVER_CALL(module_load, "cuModuleLoad");
+    DRIVER_CALL(module_get_function, "cuModuleGetFunction");
+    DRIVER_CALL(module_get_global, "cuModuleGetGlobal_v2");
+    DRIVER_CALL(memcpy_dtoh, "cuMemcpyDtoH_v2");
+    DRIVER_CALL(memcpy_htod_async, "cuMemcpyHtoDAsync_v2");
+    DRIVER_CALL(memset_d8_async, "cuMemsetD8Async");
+    DRIVER_CALL(func_get_attribute, "cuFuncGetAttribute");
+    DRIVER_CALL(func_set_attribute, "cuFuncSetAttribute");
+    DRIVER_CALL(launch_kernel, "cuLaunchKernel");
+    DRIVER_CALL(pointer_get_attribute, "cuPointerGetAttribute");
+#undef DRIVER_CALL
+}
 
 // ===========================================================================
 // The learner's module
@@ -145,16 +197,17 @@ void module_open(void)
     part_path("fatbin", path, sizeof path);
     set_activity("loading your kernels (%s)", path);
     CUDA_CHECK(cudaFree(0));  // the runtime's context is current: the module loads into it
-    CU_CHECK(cuModuleLoad(&module, path));
+    open_driver();
+    CU_CHECK(driver.module_load(&module, path));
     for (int i = 0; i < kernel_count; i++)
-        CU_CHECK(cuModuleGetFunction(&kernels[i].function, module, kernels[i].name));
+        CU_CHECK(driver.module_get_function(&kernels[i].function, module, kernels[i].name));
     for (int i = 0; i < global_count; i++) {
         module_global *g = &globals[i];
-        CU_CHECK(cuModuleGetGlobal(&g->address, &g->bytes, module, g->name));
+        CU_CHECK(driver.module_get_global(&g->address, &g->bytes, module, g->name));
         g->initial = (unsigned char *)malloc(g->bytes ? g->bytes : 1);
         if (!g->initial)
             die(EXIT_CUDA, "out of host memory");
-        CU_CHECK(cuMemcpyDtoH(g->initial, g->address, g->bytes));
+        CU_CHECK(driver.memcpy_dtoh(g->initial, g->address, g->bytes));
     }
     set_activity("%s", "");
 }
@@ -164,7 +217,7 @@ const char *module_clocks(void) { return clocks; }
 void module_reset_globals(void)
 {
     for (int i = 0; i < global_count; i++)
-        CU_CHECK(cuMemcpyHtoDAsync(globals[i].address, globals[i].initial, globals[i].bytes, 0));
+        CU_CHECK(driver.memcpy_htod_async(globals[i].address, globals[i].initial, globals[i].bytes, 0));
 }
 
 // ===========================================================================
@@ -245,7 +298,7 @@ static FILE *write_requests(const char *const *ids, int id_count, const options 
         const module_kernel *k = &kernels[i];
         int v[COUNT_OF(ASKED)];
         for (int a = 0; a < COUNT_OF(ASKED); a++)
-            CU_CHECK(cuFuncGetAttribute(&v[a], ASKED[a], k->function));
+            CU_CHECK(driver.func_get_attribute(&v[a], ASKED[a], k->function));
         cudaFuncAttributes attrs;
         memset(&attrs, 0, sizeof attrs);
         attrs.maxThreadsPerBlock = v[0], attrs.sharedSizeBytes = v[1], attrs.constSizeBytes = v[2];
@@ -508,7 +561,7 @@ int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_cou
                 PROBLEM("passed %s an address past the end of the buffers it was given", a->kernel_name);
             } else if (r < 0 && word) {
                 CUdeviceptr start;
-                if (cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)word) ==
+                if (driver.pointer_get_attribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)word) ==
                     CUDA_SUCCESS)
                     PROBLEM("passed %s an address of GPU memory it was not given (%#llx)", a->kernel_name,
                             (unsigned long long)word);
@@ -529,12 +582,12 @@ void plan_replay(const plan *p, const plan_region *regions)
         switch (a->kind) {
         case PLAN_MEMSET: {
             int r = region_of(a->address);
-            CU_CHECK(cuMemsetD8Async((CUdeviceptr)regions[r].ptr + region_offset(a->address),
+            CU_CHECK(driver.memset_d8_async((CUdeviceptr)regions[r].ptr + region_offset(a->address),
                                      (unsigned char)a->value, a->bytes, 0));
             break;
         }
         case PLAN_ATTRIBUTE:
-            CU_CHECK(cuFuncSetAttribute(a->kernel->function, (CUfunction_attribute)a->attribute, a->attribute_value));
+            CU_CHECK(driver.func_set_attribute(a->kernel->function, (CUfunction_attribute)a->attribute, a->attribute_value));
             break;
         case PLAN_LAUNCH: {
             const module_kernel *k = a->kernel;
@@ -550,7 +603,7 @@ void plan_replay(const plan *p, const plan_region *regions)
             }
             for (int q = 0; q < k->param_count; q++)
                 args[q] = params + k->param_offset[q];
-            cuda_check((cudaError_t)cuLaunchKernel(k->function, a->grid[0], a->grid[1], a->grid[2], a->block[0],
+            cuda_check((cudaError_t)driver.launch_kernel(k->function, a->grid[0], a->grid[1], a->grid[2], a->block[0],
                                                    a->block[1], a->block[2], (unsigned)a->smem, 0, args, NULL),
                        "kernel launch", __FILE__, __LINE__);
             break;

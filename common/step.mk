@@ -54,10 +54,9 @@ else
   PROFILE_ARGS ?= -n 2^20 -b 256 -r 1
 endif
 
-# The program loads the learner's kernels with the driver API (plan.cu); the
-# toolkit's stub library links it where no driver is installed, and the
-# driver's own is loaded when it runs.
-LDLIBS += -lcuda
+# The program loads the learner's kernels with the driver API (plan.cu), from
+# the driver's library as the runtime loads it: dlopen.
+LDLIBS += -ldl
 
 ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)
 # The shared harness is compiled once for every step, into common/build.
@@ -150,8 +149,13 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 
 -include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/*.d)
 
+# Twice: at the small sizes, every block size; and at the timed run's size
+# and block, the graded kernels alone (a kernel may behave otherwise there).
+SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);--check --only yours $(call step_field,timed)
 sanitize: $(TARGET)
-	$(COMMON_DIR)/sanitize.sh ./$(TARGET) --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS)
+	@IFS=';'; for args in $$(echo '$(SANITIZE_RUNS)'); do \
+	    IFS=' '; $(COMMON_DIR)/sanitize.sh ./$(TARGET) $$args || exit; \
+	done
 
 profile: $(TARGET)
 	$(COMMON_DIR)/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS)
@@ -170,9 +174,10 @@ help:
 print-program:
 	@echo $(PROGRAM)
 
-# What the grader's sanitizer test runs the program with: the same as make sanitize.
+# What the grader's sanitizer test runs the program with, a run a line: the
+# same as make sanitize.
 print-sanitize-args:
-	@echo --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS)
+	@echo '$(SANITIZE_RUNS)' | tr ';' '\n'
 
 clean:
 	rm -rf $(BUILD) $(PROGRAM) $(PROGRAM)_solution

@@ -9,12 +9,12 @@
 # sandbox that sees only this copy of the workbook and the CUDA toolkit, and
 # bounded in time and memory, so that a kernel that never ends or a build that
 # eats the machine fails its test instead of hanging the grader or the
-# students graded beside it. The grader reads a program's
-# records from the file it names with --records, which only the harness
-# writes; what the program prints is for people, and a record printed there
-# -- by a kernel's printf, say -- is a forgery, which the launch audit test
-# reports. A program that finds no GPU (exit 77)
-# makes its test skip with the program's own reason, or fail when REQUIRE_GPU=1.
+# students graded beside it. The grader reads a program's records from the
+# file it names with --records, which only the program writes: the learner's
+# host code runs in its planner, which can open no file (common/plan.h); what
+# the program prints is for people, and a record-shaped line printed there --
+# by a kernel's printf, say -- changes nothing. A program that finds no GPU
+# (exit 77) makes its test skip with the program's own reason, or fail when REQUIRE_GPU=1.
 # Each test leaves a one-line verdict in $GRADE_RESULTS/<step number>/, which
 # `grading/grade` reads for its summary.
 #
@@ -164,15 +164,6 @@ run_program() {
     confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" "$@"
     records=$(cat "$file")
-    note_forged_records
-}
-
-# A record among what the program printed did not come from the harness:
-# keep the first as a finding for the launch audit test (verdict "forged").
-note_forged_records() {
-    local forged
-    forged=$(grep -m 1 -E "$RECORD_LINE" <<<"$output") || return 0
-    [ -e "$(verdict_dir)/forged" ] || record forged "$(tr '\t' ' ' <<<"$forged" | cut -c1-200)"
 }
 
 # Note the GPU's name from a program's device record, for the summary.
@@ -231,7 +222,7 @@ audit_findings() {
     }
     END {
         for (i = 1; i <= k; i++)
-            print "  " order[i] (seen[order[i]] > 1 ? " -- in " seen[order[i]] " of the " calls " calls audited" : "")
+            print "  " order[i] (seen[order[i]] > 1 ? " -- in " seen[order[i]] " of the " calls " plans audited" : "")
     }
 AWK
     ) <<<"$records"
@@ -307,13 +298,6 @@ grade_check_timed() {
             "$(basename "$(program_path)") $(step_setting timed)${GRADE_SEED:+ -s $GRADE_SEED}" || return
     fi
     summary_from_harness || return
-    # One timing per kernel: a second record for one is not the harness's.
-    local twice
-    twice=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "time" { n[field("id") " " field("role")]++ } END { for (k in n) if (n[k] > 1) print k }') <<<"$records")
-    if [ -n "$twice" ]; then
-        record forged "two timings of $twice in one run"
-        fail "the timed run's records hold two timings of $twice: one of them did not come from the harness" || return
-    fi
     record check-timed pass
 }
 
@@ -433,14 +417,17 @@ require_correct() {
     [ "$seen" = 1 ] || { record "$1" "fail not run"; fail "not $2: the correctness tests have not run"; return 1; }
 }
 
-# The learner's own object file: its defined symbols name the kernels that
-# are theirs (a kernel's host stub carries the kernel's mangled name).
-learner_object() {
-    if [ "${GRADE_SOLUTIONS:-0}" = 1 ]; then
-        echo "$WORKBOOK_DIR/$STEP/build/solution.o"
-    else
-        echo "$WORKBOOK_DIR/$STEP/build/exercise.o"
-    fi
+# The table of the learner's module (common/kernels.awk): its kernels, its
+# variables, what it reads of clocks.
+module_table() {
+    local path
+    path=$(program_path) || return 1
+    echo "$(dirname "$path")/build/$(basename "$path").kernels"
+}
+
+# The mangled names of the module's kernels.
+module_kernels() {
+    awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "kernel" { print field("name") }') "$(module_table)"
 }
 
 # find_cuda_tool NAME [PATH]: the path of a CUDA toolkit tool (ncu,
@@ -453,12 +440,15 @@ find_cuda_tool() {
     cuda_tool "$@" || true
 }
 
-# lesson_launches CSV METRIC: from ncu's raw CSV page, one line per kernel in
-# the order of its first launch: "mangled-name<TAB>value", the value of
-# METRIC for that first launch. METRIC is ncu metrics joined by + and -,
-# optionally divided by one more ("a+b/c"); thousands separators are dropped.
-lesson_launches() {
-    awk -v metric="$2" -f "$GRADING_DIR/../common/ncu_csv.awk" -f <(cat <<'AWK'
+# lesson_value CSV METRIC NAMES: from ncu's raw CSV page, METRIC over every
+# launch of the kernels NAMES lists (mangled, one a line, in a file): each of
+# METRIC's terms summed over those launches, then combined. METRIC is ncu
+# metrics joined by + and -, optionally divided by a sum of more ("a+b/c"):
+# over several launches, the sum of a over the sum of c. Prints the value and
+# the number of launches; nothing where no launch of them was profiled.
+# Thousands separators are dropped.
+lesson_value() {
+    awk -v metric="$2" -v names="$3" -f "$GRADING_DIR/../common/ncu_csv.awk" -f <(cat <<'AWK'
     function number(name,    v) {
         if (!(name in col)) { bad = name; return 0 }
         v = f[col[name]]
@@ -466,33 +456,40 @@ lesson_launches() {
         return v + 0
     }
     BEGIN {
+        while ((getline line < names) > 0) if (line != "") wanted[line] = 1
         den = ""
         expr = metric
         if (index(expr, "/")) { den = substr(expr, index(expr, "/") + 1); expr = substr(expr, 1, index(expr, "/") - 1) }
         gsub(/-/, "+-", expr)
         terms = split(expr, term, "+")
+        dn = den == "" ? 0 : split(den, dterm, "+")
     }
-    /^"ID"/ { header = 1; n = split_csv($0, names); for (i = 1; i <= n; i++) col[names[i]] = i; next }
+    /^"ID"/ { header = 1; n = split_csv($0, heads); for (i = 1; i <= n; i++) col[heads[i]] = i; next }
     header == 1 { header = 2; next }  # the units row
     header == 2 {
         split_csv($0, f)
-        name = f[col["Kernel Name"]]
-        if (name in seen) next
-        seen[name] = 1
-        v = 0
+        if (!(f[col["Kernel Name"]] in wanted)) next
+        launches++
         for (t = 1; t <= terms; t++) {
             if (term[t] == "") continue
-            if (substr(term[t], 1, 1) == "-") v -= number(substr(term[t], 2)); else v += number(term[t])
+            if (substr(term[t], 1, 1) == "-") total -= number(substr(term[t], 2)); else total += number(term[t])
         }
-        if (den != "") {
-            d = 0
-            dn = split(den, dterm, "+")
-            for (t = 1; t <= dn; t++) d += number(dterm[t])
-            v = d > 0 ? v / d : 0
-        }
-        printf "%s\t%.6g\n", name, v
+        for (t = 1; t <= dn; t++) per += number(dterm[t])
     }
-    END { if (bad != "") { print "missing metric: " bad > "/dev/stderr"; exit 1 } }
+    END {
+        if (bad != "") { print "missing metric: " bad > "/dev/stderr"; exit 1 }
+        if (launches) printf "%.6g %d\n", (dn ? (per > 0 ? total / per : 0) : total), launches
+    }
+AWK
+    ) "$1"
+}
+
+# The kernels of ncu's raw CSV page, by mangled name, one a line.
+profiled_kernels() {
+    awk -f "$GRADING_DIR/../common/ncu_csv.awk" -f <(cat <<'AWK'
+    /^"ID"/ { header = 1; n = split_csv($0, heads); for (i = 1; i <= n; i++) col[heads[i]] = i; next }
+    header == 1 { header = 2; next }
+    header == 2 { split_csv($0, f); if (!(f[col["Kernel Name"]] in seen)) { seen[f[col["Kernel Name"]]] = 1; print f[col["Kernel Name"]] } }
 AWK
     ) "$1"
 }
@@ -505,15 +502,24 @@ kernel_base_name() {
     echo "${demangled#void }"
 }
 
+# Its bare name: no namespace, no template arguments ("reduce_unrolled").
+kernel_bare_name() {
+    local name
+    name=$(kernel_base_name "$1" | sed -E 's/\(anonymous namespace\)/@anonymous@/g; s/<.*//')
+    echo "${name##*::}"
+}
+
 # grade_lesson: does the graded kernel show the step's idea on the counter
 # that measures it? Nsight Compute profiles one small run in which the
-# starting kernel and the learner's both run; the first launch of each kernel
-# is read. The step's entry in the manifest sets:
+# starting kernel and the learner's are each called the same number of times
+# (the step's lesson_run: --check --only start,yours), and the counter is
+# read over every launch of each: a call's levels and any other launch count
+# alike, so that no launch can stand in for the others. The learner's kernel
+# is the one the launch audit names (audit's kernel=), among the kernels of
+# the learner's module. The step's entry in the manifest sets:
 #   lesson_run     the program's options for that run
 #   lesson_start   the starting kernel's function name
-#   lesson_metric  what is compared (see lesson_launches): less is better
-#   lesson_pick    which of the learner's kernels is graded when several run:
-#                  first (default) or last, in the order of their first launch
+#   lesson_metric  what is compared (see lesson_value): less is better
 #   lesson_what    what the figure counts, for the message
 #   lesson_fix     what to change when it has not moved enough
 #   lesson         the factor: the learner's figure must be at most the
@@ -522,19 +528,19 @@ kernel_base_name() {
 grade_lesson() {
     require_build
     require_correct lesson profiled || return
-    local ncu metric start_kernel
+    local ncu metric start_kernel graded_kernel
     metric=$(step_setting lesson_metric)
     start_kernel=$(step_setting lesson_start)
+    graded_kernel=$(step_setting audit | tr ' ' '\n' | sed -n 's/^kernel=//p')
     ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
     if [ -z "$ncu" ]; then
         skip_with lesson "ncu (Nsight Compute) not found: it comes with the CUDA toolkit; put its bin/ on PATH to grade the lesson"
     fi
-    command -v nm >/dev/null || skip_with lesson "nm not found (binutils): it tells your kernels from the given ones"
     local csv=$BATS_TEST_TMPDIR/lesson.csv
-    # shellcheck disable=SC2086
     mkdir -p "$GRADE_RESULTS"
     confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
-    run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 80 \
+    # shellcheck disable=SC2046
+    run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 400 \
         --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" $(step_setting lesson_run)
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
         skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
@@ -546,39 +552,35 @@ grade_lesson() {
     record lesson "fail not profiled"  # until shown otherwise
     triage_exit lesson || return
     [ "$status" -eq 0 ] || { fail "$(printf 'the profiled run failed (exit %d):\n%s' "$status" "$(tail -n 20 <<<"$output")")"; return; }
-    local kernels mine start_line yours_line k
-    kernels=$(lesson_launches "$csv" "$metric" 2>&1) ||
-        { fail "$(printf 'ncu gave no %s:\n%s' "$metric" "$kernels")"; return; }
-    mine=$(nm --defined-only "$(learner_object)" 2>/dev/null | awk '{ print $NF }')
-    # Function names too: a kernel in an anonymous namespace may carry another
-    # prefix on the device than on the host.
-    mine=$(printf '%s\n' "$mine"; c++filt <<<"$mine" 2>/dev/null | sed -n 's/^\(void \)\{0,1\}\(.*\)(.*)$/\2/p')
-    local pick
-    pick=$(step_setting lesson_pick)
-    while IFS=$'\t' read -r k _; do
+    # Whose each profiled kernel is: the learner's module's, or the program's.
+    local mine=$BATS_TEST_TMPDIR/lesson.mine starts=$BATS_TEST_TMPDIR/lesson.start k
+    module_kernels >"$BATS_TEST_TMPDIR/lesson.module" 2>/dev/null
+    : >"$mine"
+    : >"$starts"
+    while read -r k; do
         [ -n "$k" ] || continue
-        if [ "$(kernel_base_name "$k")" = "$start_kernel" ] && [ -z "$start_line" ]; then
-            start_line=$(grep -m 1 -F "$k"$'\t' <<<"$kernels")
-        elif grep -qxF -e "$k" -e "$(kernel_base_name "$k")" <<<"$mine"; then
-            [ "${pick:-first}" = first ] && [ -n "$yours_line" ] && continue
-            yours_line=$(grep -m 1 -F "$k"$'\t' <<<"$kernels")
+        if grep -qxF -- "$k" "$BATS_TEST_TMPDIR/lesson.module"; then
+            [ "$(kernel_bare_name "$k")" = "$graded_kernel" ] && echo "$k" >>"$mine"
+        elif [ "$(kernel_bare_name "$k")" = "$start_kernel" ]; then
+            echo "$k" >>"$starts"
         fi
-    done <<<"$kernels"
-    [ -n "$start_line" ] || { fail "$(printf 'ncu saw no launch of the starting kernel %s; it saw:\n%s' "$start_kernel" "$kernels")"; return; }
-    [ -n "$yours_line" ] || { fail "$(printf 'ncu saw no launch of a kernel defined in your file; it saw:\n%s' "$(while IFS=$'\t' read -r k _; do kernel_base_name "$k"; done <<<"$kernels")")"; return; }
-    local file factor yours start yours_name
+    done < <(profiled_kernels "$csv")
+    local yours start yours_launches start_launches
+    read -r start start_launches <<<"$(lesson_value "$csv" "$metric" "$starts" 2>&1)" ||
+        { fail "$(printf 'ncu gave no %s:\n%s' "$metric" "$start")"; return; }
+    read -r yours yours_launches <<<"$(lesson_value "$csv" "$metric" "$mine" 2>&1)"
+    [ -n "$start" ] || { fail "$(printf 'ncu saw no launch of the starting kernel %s; it saw:\n%s' "$start_kernel" "$(profiled_kernels "$csv" | while read -r k; do kernel_base_name "$k"; done)")"; return; }
+    [ -n "$yours" ] || { fail "$(printf 'ncu saw no launch of %s from your file; it saw:\n%s' "$graded_kernel" "$(profiled_kernels "$csv" | while read -r k; do kernel_base_name "$k"; done)")"; return; }
+    local file factor
     file=$(thresholds_file "$(cat "$GRADE_RESULTS/gpu" 2>/dev/null)")
     read -r factor file <<<"$(threshold_or_default "$file" "$(step_number)" lesson)"
     [ -n "$factor" ] || { fail "no lesson factor for step $(step_number) in the thresholds files"; return; }
-    yours=${yours_line##*$'\t'}
-    start=${start_line##*$'\t'}
-    yours_name=$(kernel_base_name "${yours_line%%$'\t'*}")
     local verdict_line
     verdict_line=$(printf '%s %s %s %s' "$yours" "$start" "$factor" "$(basename "$file")")
     if ! awk -v y="$yours" -v s="$start" -v f="$factor" 'BEGIN { exit !(y * f <= s) }'; then
         record lesson "fail $verdict_line"
-        fail "$(printf '%s: %s %s; the starting kernel %s: %s. The lesson asks for at least %sx fewer (%s).\n%s\n(see it yourself: make profile EX=%s)' \
-            "$yours_name" "$yours" "$(step_setting lesson_what)" "$start_kernel" "$start" "$factor" "$file" "$(step_setting lesson_fix)" "$(step_number)")$(explain_where)" || return
+        fail "$(printf '%s: %s %s over its %d launches; the starting kernel %s: %s over its %d. The lesson asks for at least %sx fewer (%s).\n%s\n(see it yourself: make profile EX=%s)' \
+            "$graded_kernel" "$yours" "$(step_setting lesson_what)" "$yours_launches" "$start_kernel" "$start" "$start_launches" "$factor" "$file" "$(step_setting lesson_fix)" "$(step_number)")$(explain_where)" || return
     fi
     record lesson "pass $verdict_line"
 }
@@ -594,28 +596,43 @@ grade_lesson() {
 grade_sanitize() {
     require_build
     require_correct sanitize sanitized || return
-    local sanitizer args
+    local sanitizer args clocks
+    # A kernel that reads a clock can tell a watched run from a timed one.
+    local register name
+    clocks=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "clock" { print field("register"), field("name") }') \
+        "$(module_table)" 2>/dev/null | while read -r register name; do
+        printf '  %s in %s\n' "$register" "$(kernel_base_name "$name")"
+    done)
+    if [ -n "$clocks" ]; then
+        record sanitize "fail reads clocks"
+        fail "$(printf 'your kernels read a clock or the SM they run on, so they can tell a run under the sanitizers from a timed one and behave otherwise in each; a kernel of this step has no use for it:\n%s' "$clocks")"
+        return
+    fi
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
     if [ -z "$sanitizer" ]; then
         skip_with sanitize "compute-sanitizer not found: it comes with the CUDA toolkit; put its bin/ on PATH to run this test"
     fi
-    args=$(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
     record sanitize "fail not run"  # until shown otherwise
-    # shellcheck disable=SC2086
     mkdir -p "$GRADE_RESULTS"
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
-    run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-        "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
+    # Each run of make sanitize's, in turn: the small sizes, then the timed one.
+    while read -r args; do
+        [ -n "$args" ] || continue
+        # shellcheck disable=SC2086
+        run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
+            "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
+        [ "$status" -eq 0 ] || break
+    done < <(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
     case $status in
     0) record sanitize "pass $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")" ;;
     77) triage_exit sanitize ;;
     124 | 137)
         record sanitize "fail timed out"
-        fail "the sanitizers did not finish within ${GRADE_SANITIZE_TIMEOUT}s (GRADE_SANITIZE_TIMEOUT): a kernel that hangs under them?" ;;
+        fail "the sanitizers did not finish within ${GRADE_SANITIZE_TIMEOUT}s (GRADE_SANITIZE_TIMEOUT) at $args: a kernel that hangs under them?" ;;
     *)
         record sanitize "fail $(grep -o '^sanitize: .* reported problems' <<<"$output" | sed 's/^sanitize: //; s/ reported problems//')"
-        fail "$(printf 'compute-sanitizer reports problems in %s (run it yourself: make sanitize EX=%s):\n%s' \
-            "$(basename "$(program_path)")" "$(step_number)" "$(head -n 60 <<<"$output")")" ;;
+        fail "$(printf 'compute-sanitizer reports problems in %s %s (run it yourself: make sanitize EX=%s):\n%s' \
+            "$(basename "$(program_path)")" "$args" "$(step_number)" "$(head -n 60 <<<"$output")")" ;;
     esac
 }
 
@@ -634,14 +651,10 @@ learner_file() {
     fi
 }
 
-# The run ended with the harness's summary, which carries this run's seed:
-# records written by anything else do not know it.
+# The run ended with the program's summary of its checks, every one right.
 summary_from_harness() {
     grep -q $'^summary\t.*result=correct' <<<"$records" ||
-        { fail "$(printf 'the program recorded no passing summary of its checks:\n%s' "$(tail -n 20 <<<"$output")")"; return; }
-    [ -n "${GRADE_SEED:-}" ] || return 0
-    grep -q $'^summary\t.*\tseed='"$GRADE_SEED"$'\t' <<<"$records" ||
-        fail "the program's summary does not carry this run's seed ($GRADE_SEED): it did not come from the harness's checks"
+        fail "$(printf 'the program recorded no passing summary of its checks:\n%s' "$(tail -n 20 <<<"$output")")"
 }
 
 # Does that file hold only kernels and their launches? Needs no GPU: see
@@ -666,8 +679,9 @@ grade_integrity() {
     esac
 }
 
-# The launch audit: the program traces (CUPTI) one call of the graded function
-# at each size of its run and reports what it launched. A finding fails, and
+# The launch audit: the program audits the plan the learner's host code made
+# for each size and block of its run (common/audit.h), before it runs any,
+# and reports what each launches. A finding fails, and
 # voids the step's points (grading/report); a kernel that is merely wrong is
 # left to the correctness tests, and voids nothing.
 # grade_launch_audit [BLOCK SIZE...]: by default the run of the step's
@@ -688,10 +702,6 @@ grade_launch_audit() {
     run_program --check -b "$block" -n "$sizes"
     record audit "fail not run"  # until it has run; "fail" alone is a finding
     triage_exit audit || return
-    if [ -e "$(verdict_dir)/forged" ]; then
-        record audit fail
-        fail "$(printf 'records that did not come from the harness: a run of this step printed\n  %s\nThe grader reads records only from the harness; printing them (from a kernel, say) is forging them.' "$(cat "$(verdict_dir)/forged")")" || return
-    fi
     local findings audited
     findings=$(audit_findings)
     audited=$(grep -c $'^audit\t' <<<"$records")
@@ -704,6 +714,6 @@ grade_launch_audit() {
         record audit "fail not run"
         fail "not audited: $STEP is not correct yet (see its correctness tests); the audit certifies a correct kernel" || return
     fi
-    [ "$audited" -ge "$#" ] || { record audit fail; fail "$(printf 'the program reported %d launch audits for %d sizes: did it end early?\n%s' "$audited" "$#" "$(tail -n 5 <<<"$output")")"; return; }
+    [ "$audited" -ge "$#" ] || { record audit fail; fail "$(printf 'the program reported %d plans audited for %d sizes: did it end early?\n%s' "$audited" "$#" "$(tail -n 5 <<<"$output")")"; return; }
     record audit pass
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# common/cuda.mk's choices for a toolkit: the architectures it builds, CUPTI's
-# folders, the path to the toolkit's libraries; and what the build made of
+# common/cuda.mk's choices for a toolkit: the architectures it builds, the
+# path to the toolkit's libraries; and what the build made of
 # them. The choices are checked against made-up toolkits (an nvcc that only
 # answers --list-gpu-arch), so that every layout is tried on any machine.
 
@@ -50,27 +50,19 @@ cuda_mk() {
     refute_output --partial "code=compute_"
 }
 
-@test "a toolkit in CUDA_PATH: the programs carry the path to its libraries and CUPTI's" {
+@test "a toolkit in CUDA_PATH: the programs carry the path to its libraries" {
     fake_toolkit "$BATS_TEST_TMPDIR/cuda" 75 90
     run cuda_mk CUDA_LDFLAGS SM= CUDA_PATH="$BATS_TEST_TMPDIR/cuda"
     assert_output "-Xlinker -rpath=$BATS_TEST_TMPDIR/cuda/lib64"
-    # CUPTI in extras/CUPTI, as some toolkits have it: included, linked, found at run time.
-    mkdir -p "$BATS_TEST_TMPDIR/cuda/extras/CUPTI/include" "$BATS_TEST_TMPDIR/cuda/extras/CUPTI/lib64"
-    run cuda_mk CUDA_LDFLAGS SM= CUDA_PATH="$BATS_TEST_TMPDIR/cuda"
-    assert_output "-L$BATS_TEST_TMPDIR/cuda/extras/CUPTI/lib64 -Xlinker -rpath=$BATS_TEST_TMPDIR/cuda/lib64 -Xlinker -rpath=$BATS_TEST_TMPDIR/cuda/extras/CUPTI/lib64"
-    run cuda_mk CUPTI_CFLAGS SM= CUDA_PATH="$BATS_TEST_TMPDIR/cuda"
-    assert_output "-I$BATS_TEST_TMPDIR/cuda/extras/CUPTI/include"
 }
 
 @test "the toolkit is found from nvcc without CUDA_PATH; the system's own folders get no rpath" {
     fake_toolkit "$BATS_TEST_TMPDIR/opt/cuda" 75 90
     run cuda_mk CUDA_ROOT SM= NVCC="$BATS_TEST_TMPDIR/opt/cuda/bin/nvcc"
     assert_output "$BATS_TEST_TMPDIR/opt/cuda"
-    # Debian's packages: nvcc in /usr/bin, libraries and CUPTI in the system's folders.
+    # Debian's packages: nvcc in /usr/bin, libraries in the system's folders.
     run cuda_mk CUDA_LDFLAGS SM=90 CUDA_PATH=/usr NVCC="$(command -v nvcc)"
-    assert_output ""
-    run cuda_mk CUPTI_CFLAGS SM=90 CUDA_PATH=/usr NVCC="$(command -v nvcc)"
-    assert_output ""
+    refute_output --partial rpath
 }
 
 @test "CCBIN picks the host compiler" {
