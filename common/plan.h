@@ -130,8 +130,7 @@ typedef struct {
 } plan_region;
 
 // The plan's use of buffers, against their sizes for this call: the number
-// of problems, the first described in why (an address outside a buffer, or
-// one of GPU memory it was not given).
+// of problems, the first described in why (an address past a buffer's end).
 int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_count, char *why, size_t len);
 
 // Run the call: its memsets and launches in order, on the default stream, on
