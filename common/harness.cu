@@ -905,14 +905,19 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
     if (!cs || !ids)
         die(EXIT_USAGE, "out of host memory");
 
-    open_device();
-    module_open();
-    plans_make(ids, learner_ids(s, ids), &opt);  // before any kernel runs, and the planner is gone after it
+    // Which of its functions the learner's file defines: before the GPU, so
+    // that a bad --only is refused without one.
+    int id_count = learner_ids(s, ids);
+    plans_survey(ids, id_count);
     int graded;
     int count = line_up(t, s, &opt, cs, &graded);
     if (count == 0)
         usage_error("--only leaves no kernel to run here%s",
                     opt.only & (1u << ROLE_BEYOND) ? " (the kernels past the lesson are in the reference solution only)" : "");
+
+    open_device();
+    module_open();
+    plans_make(ids, id_count, &opt);  // before any kernel runs, and the planner is gone after it
     if (t->open)
         t->open();
     print_device(&opt, s->name, t->name);

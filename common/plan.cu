@@ -407,9 +407,6 @@ static char *read_plans(int fd, pid_t pid, const char *path)
 
 static plan *plans;
 static int plan_count;
-static bool planner_failed;
-static int planner_code;
-static char planner_message[1024];
 
 static unsigned long long hex_u64(const char *text) { return strtoull(text, NULL, 16); }
 
@@ -466,10 +463,6 @@ static void parse_plans(char *text)
             current->complete = !current->defined;
         } else if (strncmp(line, "end", 3) == 0 && current) {
             current->complete = true;
-        } else if (strncmp(line, "failed\t", 7) == 0) {
-            planner_failed = true;
-            planner_code = atoi(line_field(line, "code", value, sizeof value));
-            line_field(line, "message", planner_message, sizeof planner_message);
         } else if (current && current->defined && !current->complete &&
                    (strncmp(line, "launch\t", 7) == 0 || strncmp(line, "memset\t", 7) == 0 ||
                     strncmp(line, "attribute\t", 10) == 0)) {
@@ -478,14 +471,20 @@ static void parse_plans(char *text)
     }
 }
 
-void plans_make(const char *const *ids, int id_count, const options *opt)
+// The planner's path, refused with what to do where it is missing.
+static void planner_path(char *path, size_t len)
 {
-    char path[PATH_MAX + 32];
-    part_path("plan", path, sizeof path);
+    part_path("plan", path, len);
     if (access(path, X_OK) != 0)
         die(EXIT_CUDA, "cannot run %s, the planner of your host code: %s (rebuild: make)", path, strerror(errno));
-    set_activity("planning your launches (%s)", path);
-    FILE *requests = write_requests(ids, id_count, opt);
+}
+
+// Run the planner on the requests; its answers, once it has ended and
+// everything it started with it. Exits, saying why, where it failed.
+static char *ask_planner(FILE *requests)
+{
+    char path[PATH_MAX + 32];
+    planner_path(path, sizeof path);
     int fd;
     pid_t pid = start_planner(path, requests, &fd);
     char *text = read_plans(fd, pid, path);
@@ -493,17 +492,58 @@ void plans_make(const char *const *ids, int id_count, const options *opt)
     waitpid(pid, &status, 0);
     kill(-pid, SIGKILL);  // and anything it left (it may start nothing, but be sure)
     fclose(requests);
+    char *failed = strstr(text, "failed\t");
+    if (failed) {
+        char code[16], message[1024];
+        line_field(failed, "code", code, sizeof code);
+        line_field(failed, "message", message, sizeof message);
+        die(atoi(code) == EXIT_USAGE || atoi(code) == EXIT_CUDA ? atoi(code) : EXIT_CUDA,
+            "your host code stopped while planning its launches: %s", message);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        die(EXIT_CUDA, "your host code ended the planner (%s) %s %d before it had answered: a crash in the step's "
+                       "function?",
+            path, WIFSIGNALED(status) ? "by signal" : "with exit status",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    return text;
+}
+
+// Which of the step's functions the learner's file defines, by id.
+static char defined_ids[4096];
+
+void plans_survey(const char *const *ids, int id_count)
+{
+    FILE *requests = tmpfile();
+    if (!requests)
+        die(EXIT_CUDA, "cannot make a file for the planner's requests: %s", strerror(errno));
+    for (int i = 0; i < id_count; i++)
+        fprintf(requests, "defines\tid=%s\n", ids[i]);
+    fflush(requests);
+    rewind(requests);
+    char *text = ask_planner(requests);
+    char id[128];
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (strncmp(line, "defined\t", 8) == 0) {
+            size_t used = strlen(defined_ids);
+            snprintf(defined_ids + used, sizeof defined_ids - used, " %s ", line_field(line, "id", id, sizeof id));
+        }
+    free(text);
+}
+
+bool planned(const char *id)
+{
+    char key[160];
+    snprintf(key, sizeof key, " %s ", id);
+    return strstr(defined_ids, key) != NULL;
+}
+
+void plans_make(const char *const *ids, int id_count, const options *opt)
+{
+    set_activity("planning your launches");
+    char *text = ask_planner(write_requests(ids, id_count, opt));
     parse_plans(text);
     free(text);
     set_activity("%s", "");
-    if (planner_failed)
-        die(planner_code == EXIT_USAGE || planner_code == EXIT_CUDA ? planner_code : EXIT_CUDA,
-            "your host code stopped while planning its launches: %s", planner_message);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        die(EXIT_CUDA, "your host code ended the planner (%s) %s %d before it had planned every call: a crash in "
-                       "the step's function? (run it yourself: the planner prints what it did not plan)",
-            path, WIFSIGNALED(status) ? "by signal" : "with exit status",
-            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     for (int i = 0; i < plan_count; i++)
         if (!plans[i].complete)
             die(EXIT_CUDA, "the planner's plan for %s at n=%llu stops in the middle", plans[i].id, plans[i].n);
@@ -518,13 +558,6 @@ const plan *plan_for(const char *id, unsigned long long n, block_shape block)
     return NULL;
 }
 
-bool planned(const char *id)
-{
-    for (int i = 0; i < plan_count; i++)
-        if (strcmp(plans[i].id, id) == 0)
-            return plans[i].defined;
-    return false;
-}
 
 // ===========================================================================
 // Mapping a plan onto buffers, and replaying it

@@ -43,7 +43,9 @@ enum {
 
 // The lines of the two directions: "kind\tkey=value\t...", as the records
 // are (records.awk reads both).
-//   to the planner:    device (props=hex of cudaDeviceProp), attribute (id, value),
+//   to the planner:    defines (id): does the file define it? answered defined
+//                      or undefined (id);
+//                      device (props=hex of cudaDeviceProp), attribute (id, value),
 //                      kernel (name, params=size@offset,..., attributes=hex of
 //                      cudaFuncAttributes), plan (id, n, block=XxY)
 //   from the planner:  plan (id, n, block) then launch (kernel, grid=x,y,z,
@@ -112,13 +114,17 @@ typedef struct plan {
     int action_count;
 } plan;
 
-// Ask the planner (build/PROGRAM.plan), confined, for every call this run
-// will make: each of `ids` at every size and block of opt. Exits 3 if the
-// planner fails, hangs or crashes, with what it said.
-void plans_make(const char *const *ids, int id_count, const options *opt);
+// Ask the planner (build/PROGRAM.plan), confined, which of `ids` the
+// learner's file defines (no GPU needed). Exits 3 if the planner fails,
+// hangs or crashes, with what it said.
+void plans_survey(const char *const *ids, int id_count);
 
-// Whether the learner's file defines the function of step kernel `id`.
+// Whether the learner's file defines the function of step kernel `id` (plans_survey).
 bool planned(const char *id);
+
+// Ask the planner, as plans_survey does, for every call this run will make:
+// each of `ids` at every size and block of opt. After module_open.
+void plans_make(const char *const *ids, int id_count, const options *opt);
 
 // The plan of one call; NULL if it was never asked for.
 const plan *plan_for(const char *id, unsigned long long n, block_shape block);

@@ -525,6 +525,12 @@ static int serve(const step_spec *s, track_kind track)
             take_kernel(line, value);
         } else if (strncmp(line, "plan\t", 5) == 0) {
             plan_one(s, track, line, value);
+        } else if (strncmp(line, "defines\t", 8) == 0) {
+            char id[128];
+            field(line, "id", id, sizeof id);
+            const step_kernel *k = kernel_by_id(s, id);
+            bool defined = k && (track == TRACK_MATMUL ? k->multiply != NULL : k->sum != NULL);
+            fprintf(plans, "%s\tid=%s\n", defined ? "defined" : "undefined", id);
         }
     }
     fclose(plans);

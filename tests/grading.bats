@@ -26,6 +26,9 @@ printf '%b' "${FAKE_PRINTS:-}"
 exit "${FAKE_STATUS:-0}"
 SCRIPT
     chmod +x "$FAKE/04-fake/prog"
+    # The table of its learner's module: one kernel, mine.
+    mkdir -p "$FAKE/04-fake/build"
+    printf 'kernel\tname=_Z4minePKiPij\tparams=8:8,8:8,4:4\n' >"$FAKE/04-fake/build/prog.kernels"
     # Its entry in a manifest of its own.
     cat >"$FAKE/steps.conf" <<'MANIFEST'
 04-fake  track=reduction  program=prog  blocks=32
@@ -182,7 +185,7 @@ timed_speed() {  # timed_speed X_START PCT: the timed run (a correctness test), 
     assert_output --partial "not timed"
 }
 
-@test "records printed by the program change no verdict: the speed comes from the harness's file, and the audit test fails" {
+@test "records printed by the program change no verdict: the speed and the audit come from the program's records file" {
     use_fake_step
     record build pass
     # A slow kernel that prints a fast timing, and a passing summary, onto stdout.
@@ -190,26 +193,12 @@ timed_speed() {  # timed_speed X_START PCT: the timed run (a correctness test), 
     timed_speed 1.0040 22.40
     assert_failure
     assert_output --partial "1.00x faster than the starting kernel"
-    assert_equal "$(cut -d' ' -f1 "$GRADE_RESULTS/04/forged")" time
+    # A finding printed onto stdout is no finding either.
+    FAKE_PRINTS='finding\tstep=04-fake\tn=1\tmessage=made up\ndebug: n=1, block 0 sums 7\n'
     FAKE_OUTPUT="$(printf 'audit\tstep=04-fake\tn=1\tblock=128\tkernels=1\\nsummary\tstep=04-fake\tresult=correct\\n')"
     run grade_launch_audit 128 1
-    assert_failure
-    assert_output --partial "records that did not come from the harness"
-    assert_output --partial "time step=04-fake id=mine role=yours x_start=9.0000"
-    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" fail
-    # Without the forgery, the same run passes the audit test.
-    rm "$GRADE_RESULTS/04/forged"
-    FAKE_PRINTS='debug: n=1, block 0 sums 7\n'  # a learner's own printf is no record
-    run grade_launch_audit 128 1
     assert_success
-}
-
-@test "two timings of one kernel in the timed run's records fail 'correct when timed'" {
-    use_fake_step
-    FAKE_OUTPUT="$(timed_output 2.5 50)$(printf 'time\tstep=04-fake\tid=mine\trole=yours\tx_start=9\tpct_ceiling=90\\n')"
-    run grade_check_timed
-    assert_failure
-    assert_output --partial "two timings of mine yours"
+    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" pass
 }
 
 @test "the launch audit test fails on findings, in the program's words, and on missing audits; passes on clean ones" {
@@ -227,24 +216,11 @@ timed_speed() {  # timed_speed X_START PCT: the timed run (a correctness test), 
     FAKE_OUTPUT="$(printf "$audit" 1)summary\tstep=04-fake\tresult=correct\n"
     run grade_launch_audit 256 1 2
     assert_failure
-    assert_output --partial "1 launch audits for 2 sizes"
+    assert_output --partial "1 plans audited for 2 sizes"
     FAKE_OUTPUT="$(printf "$audit" 1)$(printf "$audit" 2)summary\tstep=04-fake\tresult=correct\n"
     run grade_launch_audit 256 1 2
     assert_success
     assert_equal "$(cat "$GRADE_RESULTS/04/audit")" pass
-}
-
-@test "with a seed, a check passes only on a summary that carries it: records forged before main do not" {
-    use_fake_step
-    record build pass
-    GRADE_SEED=12345
-    FAKE_OUTPUT='summary\tstep=04-fake\truns=1\twrong=0\tresult=correct\n'
-    run grade_check 32 1
-    assert_failure
-    assert_output --partial "does not carry this run's seed (12345)"
-    FAKE_OUTPUT='summary\tstep=04-fake\truns=1\twrong=0\taudit_findings=0\tseed=12345\tresult=correct\n'
-    run grade_check 32 1
-    assert_success
 }
 
 @test "a program without a GPU makes its test skip, or fail with REQUIRE_GPU=1" {
@@ -297,7 +273,6 @@ SCRIPT
 printf '%b' "${FAKE_SANITIZER_SAYS:-========= ERROR SUMMARY: 0 errors\n}"
 exit "${FAKE_SANITIZER_STATUS:-0}"
 SCRIPT
-    printf '#!/usr/bin/env bash\necho "0000000000000000 T _Z4minePKiPij"\n' >"$TOOLS/nm"
     chmod +x "$TOOLS"/*
     PATH=$TOOLS:$PATH
     export FAKE_CSV="" FAKE_NCU_SAYS="" FAKE_NCU_STATUS=0 FAKE_SANITIZER_SAYS="" FAKE_SANITIZER_STATUS=0
@@ -318,16 +293,22 @@ lesson_csv() {  # lesson_csv START YOURS: ncu's raw page, per block over 4 block
     use_fake_step
     fake_tools
     record check-32 pass
+    # Over every launch of each: the start's two, (220 + 5) / (4 + 1) blocks.
     FAKE_CSV=$(lesson_csv 220 80)
     run grade_lesson
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/lesson")" "pass 20 55 2.0 thresholds.conf"
+    assert_equal "$(cat "$GRADE_RESULTS/04/lesson")" "pass 20 45 2.0 thresholds.conf"
     FAKE_CSV=$(lesson_csv 220 220)
     run grade_lesson
     assert_failure
-    assert_output --partial "mine: 55 stores per block; the starting kernel reduce_start: 55. The lesson asks for at least 2.0x fewer"
+    assert_output --partial "mine: 55 stores per block over its 1 launches; the starting kernel reduce_start: 45 over its 2. The lesson asks for at least 2.0x fewer"
     assert_output --partial "Keep whole warps idle."
-    [[ $(cat "$GRADE_RESULTS/04/lesson") == "fail 55 55 2.0 thresholds.conf" ]]
+    [[ $(cat "$GRADE_RESULTS/04/lesson") == "fail 55 45 2.0 thresholds.conf" ]]
+    # A first launch that does nothing hides nothing: every launch of mine counts.
+    FAKE_CSV=$(lesson_csv 220 0; printf '"4","_Z4minePKiPij","1","900"\n')
+    run grade_lesson
+    assert_failure
+    assert_output --partial "mine: 180 stores per block over its 2 launches"
 }
 
 @test "the lesson test fails when the learner's kernel is not among the launches" {
@@ -337,7 +318,7 @@ lesson_csv() {  # lesson_csv START YOURS: ncu's raw page, per block over 4 block
     FAKE_CSV=$(lesson_csv 220 80 | grep -v _Z4mine)
     run grade_lesson
     assert_failure
-    assert_output --partial "ncu saw no launch of a kernel defined in your file"
+    assert_output --partial "ncu saw no launch of mine from your file"
 }
 
 @test "the lesson test skips, with the fix, where the counters are refused or ncu is missing; it never passes" {
