@@ -3,6 +3,7 @@
 # skipping without a GPU, and the result files. A fake step whose "program" is
 # a shell script that writes chosen records stands in for a real one.
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
@@ -79,11 +80,16 @@ timed_speed() {  # timed_speed X_START PCT: the timed run (a correctness test), 
 
 @test "at_least compares decimals" {
     source "$WORKBOOK_DIR/grading/lib.bash"
-    at_least 1.61 1.5
-    at_least 1.5 1.5
-    ! at_least 1.49 1.5
-    ! at_least 0.99 1.03
-    at_least 10.2 9.8
+    # Each comparison through run: a failing command that starts with `!` is
+    # ignored by errexit, so it could not fail the test.
+    run at_least 1.61 1.5
+    assert_success
+    run at_least 1.5 1.5
+    assert_success
+    run ! at_least 1.49 1.5
+    run ! at_least 0.99 1.03
+    run at_least 10.2 9.8
+    assert_success
 }
 
 @test "a calibrated thresholds file is preferred for its GPU, and GRADE_THRESHOLDS over both" {
