@@ -68,14 +68,44 @@ timed_speed() {  # timed_speed X_START PCT: the timed run (a correctness test), 
 
 @test "every step folder has an entry in steps.conf whose tests can be written, with a default threshold" {
     source "$WORKBOOK_DIR/grading/lib.bash"
+    # The written files are run, not counted (bats --count reads only the
+    # @test lines): they load a library that is the real one with each test
+    # body replaced by a line saying which body ran, with what.
+    local stub=$BATS_TEST_TMPDIR/stub written=$BATS_TEST_TMPDIR/written
+    mkdir -p "$stub" "$written"
+    cat >"$stub/lib.bash" <<'STUB'
+source "$REAL_GRADING_DIR/lib.bash"
+ran() { echo "$STEP $*" >>"$BODIES_RAN"; }
+grade_build() { ran grade_build "$@"; }
+grade_check() { ran grade_check "$@"; }
+grade_check_timed() { ran grade_check_timed "$@"; }
+grade_speed() { ran grade_speed "$@"; }
+grade_lesson() { ran grade_lesson "$@"; }
+grade_sanitize() { ran grade_sanitize "$@"; }
+grade_integrity() { ran grade_integrity "$@"; }
+grade_launch_audit() { ran grade_launch_audit "$@"; }
+STUB
+    export REAL_GRADING_DIR=$GRADING_DIR BODIES_RAN=$BATS_TEST_TMPDIR/ran
+    expected=()
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
-        write_step_tests "$step" "$BATS_TEST_TMPDIR" || fail "cannot write the tests of $step from steps.conf"
-        bats --count "$BATS_TEST_TMPDIR/$step.bats" >/dev/null || fail "the tests written for $step do not parse"
+        (GRADING_DIR=$stub && write_step_tests "$step" "$written") || fail "cannot write the tests of $step from steps.conf"
+        expected+=("$step grade_build")
+        for block in $(step_field "$step" blocks | tr , ' '); do
+            expected+=("$step grade_check $block")
+        done
+        expected+=("$step grade_check_timed" "$step grade_speed")
+        [ -z "$(step_field "$step" lesson_title)" ] || expected+=("$step grade_lesson")
+        expected+=("$step grade_sanitize" "$step grade_integrity" "$step grade_launch_audit")
         value=$(threshold "$MANIFEST" "${step%%-*}" x_start)
         [ -n "$value" ] || fail "no x_start threshold for $step"
         at_least "$value" 1.01 || fail "threshold $value for $step would pass an unchanged starting kernel"
     done
+    run bats --tap "$written"
+    assert_success
+    refute_output --partial "not ok"
+    assert_equal "$(grep -c '^ok ' <<<"$output")" "${#expected[@]}"
+    assert_equal "$(cat "$BODIES_RAN")" "$(printf '%s\n' "${expected[@]}")"
 }
 
 @test "at_least compares decimals" {
