@@ -147,17 +147,28 @@ SCRIPT
 }
 
 @test "print-program, help and clean leave a build's record of its flags alone" {
-    dir=$WORKBOOK_DIR/04-reduction-interleaved
-    [ -f "$dir/build/flags" ] || skip "step 04 is not built"
-    before=$(stat -c '%Y %s' "$dir/build/flags")
-    flags=$(cat "$dir/build/flags")
+    # In a copy, built with the fake toolkit, so that clean can run.
+    fake_toolkit_workbook
+    dir=$W/04-reduction-interleaved
+    make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" SM=90 >/dev/null
+    # The record and the file itself: a record rewritten is a new file (mv).
+    record() { [ -f "$1" ] && echo "$(stat -c '%i %s %Y' "$1") $(cat "$1")"; }
+    step_flags=$(record "$dir/build/flags") || fail "the build wrote no build/flags"
+    harness_flags=$(record "$W/common/build/flags") || fail "the build wrote no common/build/flags"
     for sm in 75 "80 90" ""; do
-        run env SM="$sm" make -s -C "$dir" print-program
+        run env SM="$sm" make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" print-program
         assert_output reduction_interleaved
-        env SM="$sm" make -s -C "$dir" help >/dev/null
+        run env SM="$sm" make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" help
+        assert_success
     done
-    assert_equal "$(cat "$dir/build/flags")" "$flags"
-    assert_equal "$(stat -c '%Y %s' "$dir/build/flags")" "$before"
+    assert_equal "$(record "$dir/build/flags")" "$step_flags"
+    assert_equal "$(record "$W/common/build/flags")" "$harness_flags"
+    # clean takes the step's build away, and leaves the harness's, which every
+    # step shares, as it was, whatever SM it is given.
+    run env SM=75 make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" clean
+    assert_success
+    [ ! -e "$dir/build" ] || fail "clean left $(ls "$dir/build")"
+    assert_equal "$(record "$W/common/build/flags")" "$harness_flags"
 }
 
 @test "tests/options.bats skips, rather than fails, where nothing is built" {
