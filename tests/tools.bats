@@ -108,7 +108,7 @@ SCRIPT
         run env NVCC=/nonexistent/nvcc make -s -C "$dir" help
         assert_success
     done
-    run env NVCC=/nonexistent/nvcc make -s -C "$W/04-reduction-interleaved" print-program
+    run env NVCC=/nonexistent/nvcc make -s --no-print-directory -C "$W/04-reduction-interleaved" print-program
     assert_output reduction_interleaved
 }
 
@@ -156,7 +156,7 @@ SCRIPT
     step_flags=$(record "$dir/build/flags") || fail "the build wrote no build/flags"
     harness_flags=$(record "$W/common/build/flags") || fail "the build wrote no common/build/flags"
     for sm in 75 "80 90" ""; do
-        run env SM="$sm" make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" print-program
+        run env SM="$sm" make -s --no-print-directory -C "$dir" NVCC="$TOOLKIT/bin/nvcc" print-program
         assert_output reduction_interleaved
         run env SM="$sm" make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" help
         assert_success
