@@ -8,7 +8,7 @@ load helpers
 # The learner's file of a step: the exercise, or with "solution" its solution.
 learner_file() {
     local dir=$WORKBOOK_DIR/$1 name
-    name=$(make -s -C "$dir" print-program)
+    name=$(program_of "$dir")
     if [ "${2:-}" = solution ]; then
         echo "$WORKBOOK_DIR/solutions/$1/$name.cu"
     else
@@ -46,8 +46,10 @@ mutant_file() {
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
         for which in exercise solution; do
+            # A step has its exercise always, its solution where solutions/ has the step.
+            [ "$which" = exercise ] || [ -d "$WORKBOOK_DIR/solutions/$step" ] || continue
             file=$(learner_file "$step" "$which")
-            [ -f "$file" ] || continue
+            [ -f "$file" ] || fail "$step has no $which file $file"
             run "$WORKBOOK_DIR/grading/integrity" "$file"
             [ "$status" -eq 0 ] || fail "$(printf '%s (%s) is not clean:\n%s' "$step" "$which" "$output")"
         done
