@@ -24,7 +24,7 @@ fake_toolkit() {
 cuda_mk() {
     local variable=$1
     shift
-    env -u SM -u NVCC -u CUDA_PATH -u CCBIN make -s -f "$WORKBOOK_DIR/common/cuda.mk" --eval "print: ; @echo \$($variable)" print "$@"
+    env -u SM -u NVCC -u CUDA_PATH -u CCBIN make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval "print: ; @echo \$($variable)" print "$@"
 }
 
 @test "with no GPU, each toolkit builds the common architectures it can: sm_70 up to CUDA 12, sm_75 on from 13" {
@@ -106,8 +106,8 @@ SCRIPT
     make -s -C "$copy" clean NVCC="$nvcc" >/dev/null
     NVCC_LOG=$log run make -s -C "$copy" -j2 NVCC="$nvcc" SM=90
     assert_success
-    shared=$(make -s -f "$WORKBOOK_DIR/common/common.mk" --eval 'print: ; @echo $(COMMON_SOURCES)' print)
-    tracks=$(make -s -f "$WORKBOOK_DIR/common/common.mk" --eval 'print: ; @echo $(TRACKS)' print)
+    shared=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/common.mk" --eval 'print: ; @echo $(COMMON_SOURCES)' print)
+    tracks=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/common.mk" --eval 'print: ; @echo $(TRACKS)' print)
     [ -n "$shared" ] && [ -n "$tracks" ] || fail "common.mk names no shared sources ($shared) or tracks ($tracks)"
     # Each shared source is compiled once, into common/build.
     for source in $shared $tracks; do
@@ -141,11 +141,13 @@ SCRIPT
     local program=$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved
     [ -x "$program" ] || skip "nothing built: run make first"
     local cuobjdump
-    cuobjdump=$(dirname "$(make -s -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print)")/cuobjdump
+    cuobjdump=$(dirname "$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print)")/cuobjdump
     [ -x "$cuobjdump" ] || skip "no cuobjdump beside nvcc"
     run "$cuobjdump" --list-elf "$program"
     assert_success
-    for arch in $(make -s -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(ARCHS)' print); do
+    archs=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(ARCHS)' print)
+    [ -n "$archs" ] || fail "cuda.mk names no architecture to build for"
+    for arch in $archs; do
         assert_output --regexp "\.sm_${arch}\.cubin"
     done
 }
