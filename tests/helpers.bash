@@ -6,12 +6,19 @@ WORKBOOK_DIR=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 STEP_DIRS=("$WORKBOOK_DIR"/[0-9][0-9]-*/)
 source "$WORKBOOK_DIR/common/manifest.bash"  # step_field, manifest_steps
 
+# The program a step's folder builds. Under a `make -C` (make -C .. test),
+# MAKEFLAGS carries w, and make's "Entering directory" lines would be
+# captured with the name.
+program_of() {
+    make -s --no-print-directory -C "$1" print-program
+}
+
 # Every program of the workbook that is built: each exercise and, where there
 # is one, its solution.
 all_programs() {
     local dir name
     for dir in "${STEP_DIRS[@]}"; do
-        name=$(make -s -C "$dir" print-program)
+        name=$(program_of "$dir")
         [ -x "$dir$name" ] && echo "$dir$name"
         [ -x "$dir${name}_solution" ] && echo "$dir${name}_solution"
     done

@@ -8,7 +8,7 @@ load helpers
 # The learner's file of a step: the exercise, or with "solution" its solution.
 learner_file() {
     local dir=$WORKBOOK_DIR/$1 name
-    name=$(make -s -C "$dir" print-program)
+    name=$(program_of "$dir")
     if [ "${2:-}" = solution ]; then
         echo "$WORKBOOK_DIR/solutions/$1/$name.cu"
     else
@@ -46,8 +46,10 @@ mutant_file() {
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
         for which in exercise solution; do
+            # A step has its exercise always, its solution where solutions/ has the step.
+            [ "$which" = exercise ] || [ -d "$WORKBOOK_DIR/solutions/$step" ] || continue
             file=$(learner_file "$step" "$which")
-            [ -f "$file" ] || continue
+            [ -f "$file" ] || fail "$step has no $which file $file"
             run "$WORKBOOK_DIR/grading/integrity" "$file"
             [ "$status" -eq 0 ] || fail "$(printf '%s (%s) is not clean:\n%s' "$step" "$which" "$output")"
         done
@@ -98,12 +100,23 @@ fortifying_compilers() {
     run env PATH="$compilers:$PATH" "$WORKBOOK_DIR/grading/integrity" "$file"
     assert_failure 1
     assert_line --regexp '^__printf_chk: prints from the host.*\(line [0-9]+: printf\('
-    # The fortified forms of allowed calls are allowed: memset and memcpy, here on the host.
+    # The fortified forms of allowed calls are allowed: memset and memcpy, here
+    # on the host. The helper has external linkage, so that -O3 keeps it, and
+    # copies into an array of known size a count it does not know, so that a
+    # fortifying compiler checks both calls (__memset_chk, __memcpy_chk).
     honest=$BATS_TEST_TMPDIR/copies.cu
-    sed 's|^void sum_cascaded(|static void clear(int *p, const int *q, size_t n) { memset(p, 0, n); memcpy(p, q, n); }\n&|; s|^#include "reduction.h"$|&\n#include <string.h>|' \
+    sed 's|^void sum_cascaded(|int copies_scratch[64];\nvoid copies_fill(const int *q, size_t n) { memset(copies_scratch, 0, n); memcpy(copies_scratch, q, n); }\n\n&|; s|^#include "reduction.h"$|&\n#include <string.h>|' \
         "$(learner_file 08-cascaded solution)" >"$honest"
+    grep -q '^void copies_fill' "$honest" || fail "the test's edit did not apply"
     run env PATH="$compilers:$PATH" "$WORKBOOK_DIR/grading/integrity" "$honest"
     assert_success
+    # Those two calls are in what the integrity test compiles: without memset
+    # and memcpy in the allowed list, each fortified call is a finding.
+    grep -v -E '^(memset|memcpy)[[:space:]]' "$WORKBOOK_DIR/grading/allowed-symbols.conf" >"$BATS_TEST_TMPDIR/allowed.conf"
+    run env PATH="$compilers:$PATH" INTEGRITY_ALLOWLIST="$BATS_TEST_TMPDIR/allowed.conf" "$WORKBOOK_DIR/grading/integrity" "$honest"
+    assert_failure 1
+    assert_line --regexp '^__memset_chk: '
+    assert_line --regexp '^__memcpy_chk: '
 }
 
 # An honest learner's file in another style than the solution's (tests/honest):
