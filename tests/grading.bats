@@ -826,10 +826,11 @@ STREAM
     assert_output --partial "no points for step(s) 08"
     assert_equal "$(cut -f4 "$results/tests.tsv" | sort -u)" 0
     grep -q '"score": 0,' "$results/gs.json"
-    # An audit that did not run (a kernel not yet correct) voids nothing.
+    # An audit that did not run (a kernel not yet correct) voids nothing; the
+    # step's result is still a failure, as its audit test failed.
     echo "fail not run" >"$results/08/audit"
     MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
-    assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +pass +7/8$'
+    assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +fail +7/8$'
 }
 
 @test "a missing ncu or compute-sanitizer makes its test skip, also under bats' errexit, outside run" {
