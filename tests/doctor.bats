@@ -11,17 +11,8 @@ DOCTOR=$WORKBOOK_DIR/common/doctor.sh
 # fake_path NAME...: a folder of links to every command on PATH but NAMEs, and
 # a fake ncu.
 fake_path() {
-    local bin=$BATS_TEST_TMPDIR/bin dir cmd skip
-    mkdir -p "$bin"
-    IFS=: read -ra dirs <<<"$PATH"
-    for dir in "${dirs[@]}"; do
-        for cmd in "$dir"/*; do
-            [ -x "$cmd" ] && [ ! -d "$cmd" ] || continue
-            [ -e "$bin/${cmd##*/}" ] && continue
-            for skip in ncu "$@"; do [ "${cmd##*/}" = "$skip" ] && continue 2; done
-            ln -s "$cmd" "$bin/${cmd##*/}"
-        done
-    done
+    local bin
+    bin=$(path_without ncu "$@")
     # nvcc as make finds it, whichever way that is here.
     [ -e "$bin/nvcc" ] || ln -s "$(make_nvcc)" "$bin/nvcc"
     # An ncu that reads the counters, at once.

@@ -33,3 +33,20 @@ have_gpu() {
 one_architecture_without_gpu() {
     have_gpu || export SM=${SM:-75}
 }
+
+# path_without NAME...: a folder of links to every command on PATH but the
+# NAMEs (the first of each name, as PATH finds it), for a PATH that lacks them.
+path_without() {
+    local bin=$BATS_TEST_TMPDIR/bin dir dirs cmd skip
+    mkdir -p "$bin"
+    IFS=: read -ra dirs <<<"$PATH"
+    for dir in "${dirs[@]}"; do
+        for cmd in "$dir"/*; do
+            [ -x "$cmd" ] && [ ! -d "$cmd" ] || continue
+            [ -e "$bin/${cmd##*/}" ] && continue
+            for skip in "$@"; do [ "${cmd##*/}" = "$skip" ] && continue 2; done
+            ln -s "$cmd" "$bin/${cmd##*/}"
+        done
+    done
+    echo "$bin"
+}
