@@ -40,3 +40,23 @@ have_gpu() {
 one_architecture_without_gpu() {
     have_gpu || export SM=${SM:-75}
 }
+
+# path_without NAME...: a folder of links to every command on PATH but the
+# NAMEs (the first of each name, as PATH finds it), for a PATH that lacks them.
+# (One ln for them all: a process per command would take seconds.)
+path_without() {
+    local bin=$BATS_TEST_TMPDIR/bin dir dirs cmd name
+    local -A first=()
+    for name in "$@"; do first[$name]=""; done
+    IFS=: read -ra dirs <<<"$PATH"
+    for dir in "${dirs[@]}"; do
+        for cmd in "$dir"/*; do
+            name=${cmd##*/}
+            [ -n "${first[$name]+set}" ] || { [ -x "$cmd" ] && [ ! -d "$cmd" ] && first[$name]=$cmd; }
+        done
+    done
+    mkdir -p "$bin"
+    for name in "$@"; do unset "first[$name]"; done
+    ln -s "${first[@]}" "$bin/"
+    echo "$bin"
+}
