@@ -104,10 +104,14 @@ $(PROGRAM): $(BUILD)/exercise.o $(SHARED_OBJS)
 $(PROGRAM)_solution: $(BUILD)/solution.o $(BEYOND_OBJS) $(SHARED_OBJS)
 	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
 
+# The learner's file may include the workbook's headers, the toolkit's and the
+# system's, and nothing else: checked first, from the preprocessor's own list.
 $(BUILD)/exercise.o: $(PROGRAM).cu $(BUILD)/flags
+	$(COMMON_DIR)/check-includes.sh $< $(NVCC) $(ALL_FLAGS)
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/solution.o: $(SOLUTION_SRC) $(BUILD)/flags
+	$(COMMON_DIR)/check-includes.sh $< $(NVCC) $(ALL_FLAGS)
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/beyond-%.o: $(dir $(SOLUTION_SRC))%.cu $(BUILD)/flags

@@ -151,3 +151,28 @@ valid_text() {
         print out
     }'
 }
+
+# why_refused FILE: why FILE cannot be taken as a learner's hand-in, or
+# nothing when it can: it must be a regular file -- not a symbolic link, which
+# would hand in whatever file of the grading machine it points to, nor a
+# device, a FIFO or a socket -- of at most GRADE_HAND_IN_KB kilobytes
+# (default 1024). Used where a hand-in is taken (grading/take-hand-in) and
+# before a step is built (grade_build), for a copy graded where it lies.
+why_refused() {
+    local max_kb=${GRADE_HAND_IN_KB:-1024}
+    if [ -L "$1" ]; then
+        echo "a symbolic link (to $(readlink "$1")): hand in the file itself"
+    elif [ -p "$1" ]; then
+        echo "a FIFO, not a file"
+    elif [ -S "$1" ]; then
+        echo "a socket, not a file"
+    elif [ -b "$1" ] || [ -c "$1" ]; then
+        echo "a device, not a file"
+    elif [ ! -e "$1" ]; then
+        echo "not there"
+    elif [ ! -f "$1" ]; then
+        echo "not a regular file"
+    elif [ "$(stat -c %s "$1")" -gt $((max_kb * 1024)) ]; then
+        echo "$(($(stat -c %s "$1") / 1024)) KB, over the limit of $max_kb KB (GRADE_HAND_IN_KB)"
+    fi
+}

@@ -15,8 +15,9 @@
 #                            past it, the message says to run make explain
 #   GRADE_EXPLAIN_PAGES      "PAGE RAW": ncu's recorded pages to read instead
 #                            of profiling (the workbook's own tests)
-# and those of lib.bash: STEP, GRADE_SOLUTIONS, GRADE_NCU. The profiled run
-# has the GPU to itself (on_gpu alone, lib.bash), as the lesson test's has.
+# and those of lib.bash: STEP, GRADE_SOLUTIONS, GRADE_NCU, GRADE_MEMORY. The
+# profiled run has the GPU to itself (on_gpu alone, lib.bash), as the lesson
+# test's has, and is confined as every run of the learner's file is (confine).
 
 EXPLAIN_LINES=2  # how many lines a message ends with
 
@@ -42,8 +43,9 @@ explain_where() {
     fi
     ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
     mkdir -p "$GRADE_RESULTS"
-    out=$(on_gpu alone env EXPLAIN_NCU="$ncu" timeout -k 5 "${GRADE_EXPLAIN_TIMEOUT:-60}" \
-        "$GRADING_DIR/../common/explain.sh" "${args[@]}" "$STEP" 2>/dev/null)
+    confine "${GRADE_EXPLAIN_TIMEOUT:-60}" "${GRADE_MEMORY:-8192}" "${BATS_TEST_TMPDIR:-/tmp}"
+    out=$(on_gpu alone "${CONFINE[@]}" env EXPLAIN_NCU="$ncu" "$GRADING_DIR/../common/explain.sh" "${args[@]}" "$STEP" \
+        2>/dev/null)
     status=$?
     if [ "$status" -eq 0 ] && [ -n "$out" ]; then
         printf '\nWhere, in one profiled run (%s shows more):\n%s' "$command" "$out"

@@ -4,8 +4,12 @@
 # differs between steps -- the timed run, the lesson's metric, the audit's run
 # -- comes from that entry (step_setting).
 #
-# Each program run is bounded by `timeout`, so a kernel that never ends fails
-# its test instead of hanging the grader. The grader reads a program's
+# Everything the learner's file starts -- its build, its program, the
+# sanitizer and profiler runs of it -- runs through grading/confine: in a
+# sandbox that sees only this copy of the workbook and the CUDA toolkit, and
+# bounded in time and memory, so that a kernel that never ends or a build that
+# eats the machine fails its test instead of hanging the grader or the
+# students graded beside it. The grader reads a program's
 # records from the file it names with --records, which only the harness
 # writes; what the program prints is for people, and a record printed there
 # -- by a kernel's printf, say -- is a forgery, which the launch audit test
@@ -18,12 +22,17 @@
 #   GRADE_SOLUTIONS=1   grade the reference solutions instead of the exercises
 #   REQUIRE_GPU=1       a missing GPU fails the GPU tests instead of skipping them
 #   GRADE_TIMEOUT       seconds one program run may take (default 180)
+#   GRADE_MEMORY        megabytes of data memory one program run may take, its
+#                       sanitizer or profiler included (default 8192)
+#   GRADE_BUILD_TIMEOUT, GRADE_BUILD_MEMORY  the same for a step's build
+#                       (default 300 s, 4096 MB)
+#   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
+#   GRADE_SANDBOX       auto (default), bwrap or none: see grading/confine
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of the calibrated one
 #                       or the manifest's defaults
 #   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: as
 #                       every script finds them: cuda_tool, common/options.bash)
-#   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
 #   GRADE_SEED          the seed of the programs' random inputs (-s); grading/grade picks one per run
 #   MANIFEST            another steps.conf (the tests use one)
 
@@ -36,6 +45,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/explain.bash"  # explain_where: the lines
 GRADING_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORKBOOK_DIR=$(cd "$GRADING_DIR/.." && pwd)
 : "${GRADE_TIMEOUT:=180}"
+: "${GRADE_MEMORY:=8192}"
+: "${GRADE_BUILD_TIMEOUT:=300}"
+: "${GRADE_BUILD_MEMORY:=4096}"
 : "${GRADE_RESULTS:=$BATS_RUN_TMPDIR/results}"
 
 step_number() { echo "${STEP%%-*}"; }
@@ -68,15 +80,47 @@ program_path() {
 # The tests' bodies
 # ---------------------------------------------------------------------------
 
-# Build the exercise (or the solution). A compiler error fails this test with
-# the compiler's message; the other steps are graded all the same.
+# confine SECONDS MEGABYTES WRITABLE: the command that runs what follows it
+# -- a command of the learner's: its build, its program, a tool on its
+# program -- through grading/confine, WRITABLE the one folder it may change,
+# into the array CONFINE; with GPU=no, without the GPU.
+confine() {
+    CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" --write "$3")
+    [ "${GPU:-yes}" = no ] || CONFINE+=(--gpu)
+    CONFINE+=(--)
+}
+
+# What a run that failed may have run into: the limit of its memory.
+out_of_memory() {
+    grep -qiE 'out of (host )?memory|cannot allocate memory|bad_alloc|memory exhausted' <<<"$output"
+}
+
+# Build the exercise (or the solution), confined to its step's folder. A
+# compiler error fails this test with the compiler's message, less any line
+# quoting a file outside the workbook; the other steps are graded all the
+# same. A hand-in that was refused (grading/take-hand-in), or a file to grade
+# that is not a regular one, is not built.
 grade_build() {
-    local target=all
+    local target=all file why
     [ "${GRADE_SOLUTIONS:-0}" = 1 ] && target=solution
-    run make -C "$WORKBOOK_DIR/$STEP" "$target"
+    record build "fail"  # until shown otherwise
+    if [ -f "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED" ]; then
+        fail "not built: $(cat "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED")" || return
+    fi
+    file=$(learner_file) || { fail "cannot tell which file of $STEP to build"; return; }
+    why=$(why_refused "$file")
+    [ -z "$why" ] || { fail "not built: $(basename "$file") is $why"; return; }
+    GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY" "$WORKBOOK_DIR/$STEP"
+    run "${CONFINE[@]}" make -C "$WORKBOOK_DIR/$STEP" "$target"
     if [ "$status" -ne 0 ]; then
-        record build "fail"
-        fail "$(printf '%s does not build (make %s, exit %d):\n%s' "$STEP" "$target" "$status" "$(tail -n 40 <<<"$output")")" || return
+        local limit=""
+        case $status in
+        124 | 137) limit=$'\n'"The build ran past its time limit, ${GRADE_BUILD_TIMEOUT} s (GRADE_BUILD_TIMEOUT), and was stopped." ;;
+        *) ! out_of_memory || limit=$'\n'"The build ran out of memory: it may take ${GRADE_BUILD_MEMORY} MB (GRADE_BUILD_MEMORY)." ;;
+        esac
+        fail "$(printf '%s does not build (make %s, exit %d):\n%s%s' "$STEP" "$target" "$status" \
+            "$("$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" <<<"$output" | tail -n 40)" \
+            "$limit")" || return
     fi
     record build "pass"
 }
@@ -112,13 +156,13 @@ RECORD_LINE=$'^(device|check|time|summary|audit|launch|finding)\t'
 # run_program ARGS...: run the step's program under timeout, its records
 # going to a file of this test's; sets status, output (what the program
 # printed, stdout and stderr) and records (what the harness recorded). It
-# shares the GPU with other steps' checks; GPU=alone (a timed run) does not.
+# shares the GPU with other steps' checks; LOCK=alone (a timed run) does not.
 run_program() {
     local file
     file=$(mktemp "$BATS_TEST_TMPDIR/records.XXXXXX")
     mkdir -p "$GRADE_RESULTS"
-    run on_gpu "${GPU:-shared}" timeout -k 10 "$GRADE_TIMEOUT" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} \
-        --records "$file" "$@"
+    confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" "$@"
     records=$(cat "$file")
     note_forged_records
 }
@@ -157,8 +201,15 @@ triage_exit() {
         fail "timed out after ${GRADE_TIMEOUT}s and was stopped: a kernel that never finishes -- a loop whose end is never reached, or a __syncthreads() that some threads of a block never reach?" || return
         ;;
     2) fail "$(printf 'the program refused its options (exit 2):\n%s' "$output")" ;;
-    3) fail "$(printf 'CUDA error (exit 3):\n%s' "$(people_lines)")" ;;
-    *) fail "$(printf 'the program ended with exit status %d:\n%s' "$status" "$(tail -n 20 <<<"$output")")" ;;
+    *)
+        local memory=""
+        ! out_of_memory || memory=$'\n'"It ran out of memory: a run may take ${GRADE_MEMORY} MB of host memory (GRADE_MEMORY)."
+        if [ "$status" = 3 ]; then
+            fail "$(printf 'CUDA error (exit 3):\n%s%s' "$(people_lines)" "$memory")"
+        else
+            fail "$(printf 'the program ended with exit status %d:\n%s%s' "$status" "$(tail -n 20 <<<"$output")" "$memory")"
+        fi
+        ;;
     esac
 }
 
@@ -246,7 +297,7 @@ grade_check() {
 grade_check_timed() {
     require_build
     # shellcheck disable=SC2046
-    GPU=alone run_program $(step_setting timed)
+    LOCK=alone run_program $(step_setting timed)
     record check-timed fail  # until shown otherwise
     triage_exit check-timed || return
     note_gpu
@@ -482,7 +533,8 @@ grade_lesson() {
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     # shellcheck disable=SC2086
     mkdir -p "$GRADE_RESULTS"
-    run on_gpu alone timeout -k 10 "$GRADE_TIMEOUT" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 80 \
+    confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 80 \
         --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" $(step_setting lesson_run)
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
         skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
@@ -551,8 +603,9 @@ grade_sanitize() {
     record sanitize "fail not run"  # until shown otherwise
     # shellcheck disable=SC2086
     mkdir -p "$GRADE_RESULTS"
-    run on_gpu shared env COMPUTE_SANITIZER="$sanitizer" \
-        timeout -k 10 "$GRADE_SANITIZE_TIMEOUT" "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
+    confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
+        "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
     case $status in
     0) record sanitize "pass $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")" ;;
     77) triage_exit sanitize ;;
@@ -594,9 +647,17 @@ summary_from_harness() {
 # Does that file hold only kernels and their launches? Needs no GPU: see
 # grading/integrity for what it checks.
 grade_integrity() {
-    local file
+    local file why
     file=$(learner_file) || { fail "cannot tell which file of $STEP to check"; return; }
-    run "$GRADING_DIR/integrity" "$file"
+    record integrity "fail not checked"  # until shown otherwise
+    [ ! -f "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED" ] ||
+        { fail "not checked: $(cat "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED")"; return; }
+    why=$(why_refused "$file")
+    [ -z "$why" ] || { fail "not checked: $(basename "$file") is $why"; return; }
+    # It compiles the file: confined and bounded as a build is.
+    GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY" "$BATS_TEST_TMPDIR"
+    run "${CONFINE[@]}" "$GRADING_DIR/integrity" "$file"
+    output=$("$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" <<<"$output")
     record integrity fail
     case $status in
     0) record integrity pass ;;

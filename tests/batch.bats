@@ -24,6 +24,8 @@ setup() {
     # (the student named $FAKE_SLOW takes 4 times as long), then no GPU.
     cat >"$TOOLKIT/bin/nvcc" <<'SCRIPT'
 #!/usr/bin/env bash
+# -M (the check of what a file includes): it includes nothing.
+for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
 while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
 cat >"$out" <<'PROGRAM'
 #!/usr/bin/env bash
@@ -45,6 +47,10 @@ SCRIPT
     printf '#!/bin/sh\n[ "$1" = -L ] || exit 9\necho "GPU 0: Fake GPU (UUID: GPU-fake-0)"\necho "GPU 1: Fake GPU (UUID: GPU-fake-1)"\n' >"$FAKE_BIN/nvidia-smi"
     chmod +x "$FAKE_BIN/nvidia-smi"
     export NVCC=$TOOLKIT/bin/nvcc SM=90 FAKE_RUNS=$BATS_TEST_TMPDIR/runs FAKE_SECONDS=0.2
+    # The fake programs note their runs in a file outside the workbook, which
+    # a sandbox would hide: what is tested here is the sharing out of GPUs
+    # (tests/confine.bats tests the sandbox).
+    export GRADE_SANDBOX=none
     rm -f "$FAKE_RUNS" "$FAKE_RUNS.pids"
 }
 
@@ -356,4 +362,20 @@ SCRIPT
     # The gradebook is whole, in the class's order.
     run cut -d, -f1,6 "$BATS_TEST_TMPDIR/out/gradebook.csv"
     assert_output "$(printf 'student,status\n"alice","no GPU"\n"bob","no GPU"\n"carol","no GPU"\n"dave","no GPU"')"
+}
+
+@test "batch takes a student's files as regular files only: a symbolic link is refused, their row says so, and nothing of its target shows" {
+    class alice bob
+    local secret=$BATS_TEST_TMPDIR/instructor/key.txt
+    mkdir -p "$(dirname "$secret")"
+    echo TOP-SECRET-INSTRUCTOR-KEY-12345 >"$secret"
+    ln -sf "$secret" "$CLASS/bob/04-reduction-interleaved/reduction_interleaved.cu"
+    run --separate-stderr env -u CUDA_VISIBLE_DEVICES "$W/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
+    run grep -E '^"(alice|bob)",' "$BATS_TEST_TMPDIR/out/gradebook.csv"
+    assert_line --regexp '^"alice",.*,"no GPU"$'
+    assert_line --regexp '^"bob",.*,"no GPU, hand-in refused: 04-reduction-interleaved/reduction_interleaved.cu"$'
+    run grep -F "is a symbolic link" "$BATS_TEST_TMPDIR/out/bob/hand-in.txt" "$BATS_TEST_TMPDIR/out/bob/grade.log"
+    assert_success
+    run grep -rl TOP-SECRET "$BATS_TEST_TMPDIR/out"
+    assert_failure 1
 }

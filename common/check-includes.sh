@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# check-includes.sh FILE NVCC [FLAGS...]: before FILE is compiled, make sure
+# that everything it includes is the workbook's (common/), the CUDA toolkit's
+# or the system's headers: a hand-in is one file, and it may not bring in
+# another -- a solution, another student's work, a key of the machine's.
+# The list comes from the preprocessor itself (NVCC -M, with the build's
+# FLAGS, for the host and the device passes), so a macro that names the
+# header, or a branch for one architecture, hides nothing.
+# Exit status: 0 when every header is allowed; 1 otherwise, or when the
+# preprocessor fails (its messages shown, less any that quote a file outside
+# the workbook); 2 for bad arguments.
+set -u
+OPTIONS_NAME="check-includes"
+source "$(dirname "$0")/options.bash"
+case ${1:-} in -h | --help) usage; exit 0 ;; esac
+[ $# -ge 2 ] || die "name the file and the compiler (try --help)"
+file=$1
+nvcc=$2
+shift 2
+[ -f "$file" ] || die "$file: no such file"
+common=$(cd "$(dirname "$0")" && pwd -P)
+workbook=$(dirname "$common")
+
+# The folders a header may come from: common/, the toolkit (where nvcc really
+# is), and those the host compiler searches by itself.
+allowed=("$common" "$(dirname "$(dirname "$(readlink -f "$(command -v "$nvcc")")")")")
+host=g++
+for ((i = 1; i <= $#; i++)); do
+    [ "${!i}" = -ccbin ] && { j=$((i + 1)); host=${!j}; }
+done
+while read -r dir; do
+    [ -d "$dir" ] && allowed+=("$(readlink -f "$dir")")
+done < <("$host" -E -x c++ -v /dev/null 2>&1 >/dev/null | sed -n '/^#include <\.\.\.> search starts here/,/^End of search list/{/^ /s/^ //p}')
+
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
+# inside PATH: whether PATH (a file, or one not found) lies in an allowed folder.
+me=$(readlink -f "$file")
+inside() {
+    local real dir
+    real=$(readlink -m "$1")
+    [ "$real" = "$me" ] && return 0
+    for dir in "${allowed[@]}"; do
+        case $real in "$dir"/*) return 0 ;; esac
+    done
+    return 1
+}
+
+outside=()
+deps=$("$nvcc" "$@" -M -MT target "$file" 2>"$errors")
+status=$?
+if [ "$status" -ne 0 ]; then
+    # A header that was not found: outside, where it is named by a path that
+    # leaves the allowed folders (in a sandbox, such a file is not there at all).
+    while read -r missing; do
+        [[ $missing == /* ]] || missing=$(dirname "$file")/$missing
+        inside "$missing" || outside+=("$missing")
+    done < <(sed -nE 's/.*fatal error: (.*): No such file or directory$/\1/p' "$errors")
+    if [ ${#outside[@]} -eq 0 ]; then
+        echo "$(basename "$file"): the preprocessor failed (exit $status):" >&2
+        "$common/quote-workbook.sh" "$workbook" "$(dirname "$file")" <"$errors" >&2
+        exit 1
+    fi
+fi
+
+while read -r dep; do
+    [ -n "$dep" ] || continue
+    inside "$dep" || outside+=("$dep")
+done < <(sed -e 's/^target *://' -e 's/\\$//' <<<"$deps" | tr ' ' '\n')
+if [ ${#outside[@]} -gt 0 ]; then
+    {
+        echo "$(basename "$file") includes what is not part of a hand-in, so it was not compiled:"
+        printf '  %s\n' "${outside[@]}"
+        echo "A step's file may include the workbook's headers (common/: \"reduction.h\", \"matmul.h\"), the CUDA toolkit's and the system's; nothing else."
+    } >&2
+    exit 1
+fi

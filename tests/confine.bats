@@ -1,0 +1,211 @@
+#!/usr/bin/env bats
+# What a learner hands in reads nothing outside the workbook and cannot take
+# the grading machine down: hand-ins are regular files only
+# (grading/take-hand-in), a file may include only the workbook's, the
+# toolkit's and the system's headers (common/check-includes.sh), every build
+# and run of it is confined and bounded (grading/confine), and no result file
+# quotes what was not handed in. Needs no GPU.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+SECRET_TEXT=TOP-SECRET-INSTRUCTOR-KEY-12345
+
+# One copy of the workbook for the file, its harness built once; a secret
+# outside it, as an instructor's key would be.
+setup_file() {
+    export W=$BATS_FILE_TMPDIR/w SECRET=$BATS_FILE_TMPDIR/outside/key.txt
+    mkdir -p "$W" "$(dirname "$SECRET")"
+    echo "$SECRET_TEXT" >"$SECRET"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./.tools' \
+        --exclude=./common/build --exclude='./solutions' -cf - .) | tar -xf - -C "$W"
+    one_architecture_without_gpu
+    make -s -C "$W" harness >/dev/null
+    export STEP_DIR
+    STEP_DIR=$(basename "${STEP_DIRS[0]}")  # the copy's first step
+}
+
+setup() {
+    export MANIFEST=$W/steps.conf
+    PROGRAM=$(step_field "$STEP_DIR" program)
+    EXERCISE=$W/$STEP_DIR/$PROGRAM.cu
+    [ -f "$EXERCISE.orig" ] || cp "$EXERCISE" "$EXERCISE.orig"
+    rm -f "$EXERCISE" "$W/$STEP_DIR/HAND-IN-REFUSED"
+    cp "$EXERCISE.orig" "$EXERCISE"
+    R=$BATS_TEST_TMPDIR/results
+}
+
+# grade_step [ARGS...]: grade the copy's first step without a GPU, every result file written.
+grade_step() {
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step "${STEP_DIR%%-*}" --results "$R" \
+        --junit "$R/junit.xml" --gradescope "$R/gradescope.json" --classroom "$R/classroom.json" "$@"
+}
+
+# The secret in none of what the run printed, nor in any file it wrote.
+refute_secret_anywhere() {
+    refute_output --partial "$SECRET_TEXT"
+    run grep -rl "$SECRET_TEXT" "$R"
+    assert_failure 1
+}
+
+@test "a symbolic link handed in is refused, the step's build test says why, and nothing of its target shows" {
+    H=$BATS_TEST_TMPDIR/hand-in
+    mkdir -p "$H/$STEP_DIR"
+    ln -s "$SECRET" "$H/$STEP_DIR/$PROGRAM.cu"
+    run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    assert_failure 1
+    assert_output --partial "$STEP_DIR/$PROGRAM.cu refused: $STEP_DIR/$PROGRAM.cu is a symbolic link"
+    grade_step
+    assert_failure 1
+    assert_output --partial "not built: your $PROGRAM.cu was refused"
+    assert_line --regexp "^$STEP_DIR +fail "
+    refute_secret_anywhere
+}
+
+@test "grade --hand-in takes regular files only, and names what it refused" {
+    H=$BATS_TEST_TMPDIR/uploads
+    mkdir -p "$H"
+    mkfifo "$H/$PROGRAM.cu"  # uploaded without its folder, as Gradescope keeps them
+    grade_step --hand-in "$H"
+    assert_failure 1
+    assert_output --partial "grade: hand-in: $STEP_DIR/$PROGRAM.cu refused: $PROGRAM.cu is a FIFO"
+    assert_output --partial "not built: your $PROGRAM.cu was refused"
+}
+
+@test "a hand-in over the size limit is refused, and one of the limit is taken" {
+    H=$BATS_TEST_TMPDIR/hand-in
+    mkdir -p "$H/$STEP_DIR"
+    head -c 3000 /dev/zero | tr '\0' ' ' >"$H/$STEP_DIR/$PROGRAM.cu"
+    GRADE_HAND_IN_KB=2 run "$W/grading/take-hand-in" "$H" "$W"
+    assert_output --partial "$STEP_DIR/$PROGRAM.cu refused: $STEP_DIR/$PROGRAM.cu is 2 KB, over the limit of 2 KB (GRADE_HAND_IN_KB)"
+    rm -f "$W/$STEP_DIR/HAND-IN-REFUSED"
+    cp "$EXERCISE.orig" "$H/$STEP_DIR/$PROGRAM.cu"
+    run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    assert_success
+    cmp "$H/$STEP_DIR/$PROGRAM.cu" "$EXERCISE"
+    [ ! -L "$EXERCISE" ]
+}
+
+@test "a file to grade that is a symbolic link where it lies is not built" {
+    rm "$EXERCISE"
+    ln -s "$SECRET" "$EXERCISE"
+    grade_step
+    assert_failure 1
+    assert_output --partial "not built: $PROGRAM.cu is a symbolic link"
+    refute_secret_anywhere
+}
+
+@test "an #include of a file outside the workbook fails the build, naming the file and quoting none of it" {
+    { echo "#include \"$SECRET\""; cat "$EXERCISE.orig"; } >"$EXERCISE"
+    grade_step
+    assert_failure 1
+    assert_output --partial "$PROGRAM.cu includes what is not part of a hand-in, so it was not compiled:"
+    assert_output --partial "  $SECRET"
+    refute_secret_anywhere
+}
+
+@test "an #include through a macro, or of another step's file, is refused as well" {
+    { echo '#define OUTSIDE(x) #x'; echo '#define PATH(x) OUTSIDE(x)'; echo "#include PATH($SECRET)"; cat "$EXERCISE.orig"; } >"$EXERCISE"
+    grade_step
+    assert_output --partial "$PROGRAM.cu includes what is not part of a hand-in"
+    refute_secret_anywhere
+    local other
+    other=$(basename "${STEP_DIRS[1]}")
+    { echo "#include \"../$other/main.cu\""; cat "$EXERCISE.orig"; } >"$EXERCISE"
+    grade_step
+    assert_output --partial "$PROGRAM.cu includes what is not part of a hand-in"
+    assert_output --partial "$other/main.cu"
+}
+
+@test "a message about a file outside the workbook is left out of what a learner sees" {
+    printf 'ok line\n%s:3:1: error: expected something\n  3 | %s\n    | ^\nmake: *** [x] Error 1\n' \
+        "$SECRET" "$SECRET_TEXT" >"$BATS_TEST_TMPDIR/messages"
+    printf '%s(12): error: quoted\n  %s\n' "$W/common/harness.h" "harness line" >>"$BATS_TEST_TMPDIR/messages"
+    run "$W/common/quote-workbook.sh" "$W" "$W/$STEP_DIR" <"$BATS_TEST_TMPDIR/messages"
+    assert_success
+    refute_output --partial "$SECRET_TEXT"
+    assert_line "[a message about $SECRET is left out: that file is not part of the workbook]"
+    assert_line "make: *** [x] Error 1"
+    assert_line "  harness line"
+    assert_line "ok line"
+}
+
+@test "#include \"/dev/zero\" stops at the build's memory limit, with a message naming it" {
+    { echo '#include "/dev/zero"'; cat "$EXERCISE.orig"; } >"$EXERCISE"
+    SECONDS=0
+    GRADE_BUILD_MEMORY=512 grade_step
+    [ "$SECONDS" -lt 120 ]
+    assert_failure 1
+    assert_output --partial "The build ran out of memory: it may take 512 MB (GRADE_BUILD_MEMORY)."
+}
+
+@test "a build that runs past its time limit is stopped, with a message naming it" {
+    # A constant the compiler would spend years on: 2^30 templates to instantiate.
+    { cat "$EXERCISE.orig"; cat <<'EOF'
+template <unsigned N, unsigned long long M> struct grow {
+    static constexpr unsigned long long value = grow<N - 1, 2 * M>::value + grow<N - 1, 2 * M + 1>::value;
+};
+template <unsigned long long M> struct grow<0, M> { static constexpr unsigned long long value = M; };
+static_assert(grow<30, 1>::value != 1, "never true");
+EOF
+    } >"$EXERCISE"
+    SECONDS=0
+    GRADE_BUILD_TIMEOUT=5 grade_step
+    [ "$SECONDS" -lt 60 ]
+    assert_failure 1
+    assert_output --partial "The build ran past its time limit, 5 s (GRADE_BUILD_TIMEOUT), and was stopped."
+}
+
+@test "confine bounds time and memory, with or without a sandbox" {
+    for sandbox in auto none; do
+        GRADE_SANDBOX=$sandbox run "$W/grading/confine" --time 1 -- sleep 30
+        assert_failure 124
+        GRADE_SANDBOX=$sandbox run "$W/grading/confine" --memory 64 -- bash -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo ${#x}'
+        assert_failure
+        refute_output 200000000
+    done
+    run "$W/grading/confine" --time 5 --memory 64 -- true
+    assert_success
+}
+
+@test "the sandbox shows the workbook, read-only, and neither the files beside it nor the network" {
+    "$W/grading/confine" --check >/dev/null || skip "no sandbox here: $("$W/grading/confine" --check)"
+    run "$W/grading/confine" -- cat "$SECRET"
+    assert_failure
+    refute_output --partial "$SECRET_TEXT"
+    run "$W/grading/confine" -- ls "$HOME"
+    assert_failure
+    run "$W/grading/confine" -- cat "$W/steps.conf"
+    assert_success
+    run "$W/grading/confine" -- touch "$W/steps.conf"
+    assert_failure
+    run "$W/grading/confine" --write "$W/$STEP_DIR" -- touch "$W/$STEP_DIR/written"
+    assert_success
+    rm "$W/$STEP_DIR/written"
+    # A server on this machine's loopback: reachable here, not from inside.
+    local port=$((20000 + RANDOM % 20000))
+    python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.sleep(30)' "$port" &
+    local server=$!
+    sleep 1
+    run bash -c "exec 3<>/dev/tcp/127.0.0.1/$port"
+    assert_success
+    run "$W/grading/confine" -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$port"
+    kill "$server"
+    assert_failure
+    GRADE_SANDBOX=bogus run "$W/grading/confine" -- true
+    assert_failure 2
+}
+
+@test "GRADE_SANDBOX=bwrap where bubblewrap cannot run fails with a clear message, not without a sandbox" {
+    # A bwrap that cannot make a sandbox, as where user namespaces are off.
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/bwrap"
+    chmod +x "$BATS_TEST_TMPDIR/bin/bwrap"
+    PATH=$BATS_TEST_TMPDIR/bin:$PATH GRADE_SANDBOX=bwrap run "$W/grading/confine" -- true
+    assert_failure 125
+    assert_output --partial "GRADE_SANDBOX=bwrap, but bubblewrap cannot make a sandbox here"
+    PATH=$BATS_TEST_TMPDIR/bin:$PATH GRADE_SANDBOX=auto run "$W/grading/confine" --check
+    assert_failure 1
+    assert_output --partial "install bubblewrap"
+}
