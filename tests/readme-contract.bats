@@ -361,18 +361,32 @@ grade_in() {
     report "$ran" "commands that time on the GPU"
 }
 
-@test "make doctor exits with one of the README's statuses, its own, through make" {
-    grep -q '(its exit status: 0 ready to grade, 1 something missing, 77 no GPU)' "$COPY/README.md" ||
+@test "make doctor exits with the README's status through make, and its script with the script's own" {
+    # "make doctor exits 0 when everything grading needs is here, a GPU
+    # included, and 2 ... otherwise. ... common/doctor.sh itself exits 0 ready
+    # to grade, 1 something missing (with a GPU or without), 77 nothing
+    # missing but a usable GPU."
+    local words
+    words=$(tr '\n' ' ' <"$COPY/README.md" | tr -s ' ')
+    [[ $words == *"exits 0 when everything grading needs is here, a GPU included, and 2 (make's status for any command that failed) otherwise"* &&
+        $words == *"itself exits 0 ready to grade, 1 something missing (with a GPU or without), 77 nothing missing but a usable GPU"* ]] ||
         fail "the README no longer words make doctor's exit status as this test knows it"
     local where folder command ran=0 own
     run_in "$COPY" . common/doctor.sh
     own=$status
+    [[ " 0 1 77 " == *" $own "* ]] || fail "common/doctor.sh exits $own, none of the README's 0, 1 or 77: $output"
     while IFS=$'\t' read -r where folder command; do
         first_time "$folder" "$command" || continue
         ran=$((ran + 1))
         run_in "$COPY" "$folder" "$command"
-        [[ " 0 1 77 " == *" $status "* ]] && [ "$status" -eq "$own" ] ||
-            problem "$where: $command (in $folder): exit $status; the README says 0, 1 or 77, and the doctor's own was $own: $(tail -n 2 <<<"$output")"
+        if [ "$own" -eq 0 ]; then
+            [ "$status" -eq 0 ] || problem "$where: $command (in $folder): exit $status; the doctor's own was 0, and the README says make doctor is 0 then"
+        else
+            [ "$status" -eq 2 ] || problem "$where: $command (in $folder): exit $status; the doctor's own was $own, and the README says make doctor is 2 then"
+        fi
+        # Its own last line (before make's error line) names what is missing.
+        [ "$(grep -v '^make' <<<"$output" | tail -n 1 | grep -c '^doctor: ')" -eq 1 ] || [ "$own" -eq 0 ] ||
+            problem "$where: $command: its last line names nothing: $(grep -v '^make' <<<"$output" | tail -n 1)"
     done < <(commands_of doctor)
     report "$ran" "make doctor commands"
 }

@@ -89,6 +89,8 @@ cuda_mk() {
     [ ! -d "$WORKBOOK_DIR/solutions" ] || cp -r "$WORKBOOK_DIR/solutions" "$copy/"
     cat >"$BATS_TEST_TMPDIR/bin/nvcc" <<'SCRIPT'
 #!/usr/bin/env bash
+# -M (what a learner's file includes, checked before it is compiled): nothing.
+for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
 mode=link inputs=()
 while [ $# -gt 0 ]; do
     case $1 in
