@@ -26,6 +26,15 @@ sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, ra
     "${COMPUTE_SANITIZER:-}") || exit 1
 tools="memcheck racecheck synccheck initcheck"
 
+# Without a GPU there is nothing to sanitize: ask the program itself first,
+# as make profile does, and skip as it would (under the sanitizer, a program
+# that ends before its first CUDA call is an error of the tool's).
+"$program" --check -n 1 >/dev/null 2>&1
+if [ $? -eq 77 ]; then
+    echo "sanitize: skipped: no usable CUDA device for $program" >&2
+    exit 77
+fi
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 failed=()

@@ -87,7 +87,8 @@ SCRIPT
     assert_output --partial "ncu not found in $TOOLKIT/bin/ or on PATH: it is Nsight Compute"
     assert_output --partial "Error 1"
     PATH=/usr/bin:/bin command -v compute-sanitizer >/dev/null && skip "compute-sanitizer is in /usr/bin here"
-    run env PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/sanitize.sh" /bin/true
+    # Nor beside the nvcc that make exported for these tests (a GPU machine's has one).
+    run env -u NVCC PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/sanitize.sh" /bin/true
     assert_failure 1
     assert_output --partial "compute-sanitizer not found in $BATS_TEST_TMPDIR or on PATH"
 }
