@@ -10,7 +10,8 @@ usage: common/doctor.sh [-h|--help]
 Checks, and says how to fix: the CUDA toolkit; the GPU and its compute
 capability; the driver's CUDA version against nvcc's; the architectures the
 current build holds; bats and its libraries; compute-sanitizer; ncu and
-whether this GPU lets it read performance counters; gnuplot.
+whether this GPU lets it read performance counters; the grader's sandbox
+(bubblewrap); gnuplot.
 
 Exit status: 0 everything grading needs is there, GPU included; 1 something
 it needs is missing (with or without a GPU); 77 nothing is missing but a
@@ -178,6 +179,12 @@ if ncu=$(find_tool ncu); then
     fi
 else
     note ncu "not found: make profile cannot run" "it comes with the CUDA toolkit (Nsight Compute), or apt-get install nsight-compute"
+fi
+# The grader's sandbox: optional, but what a class's grading should have.
+if sandbox=$("$WORKBOOK_DIR/grading/confine" --check 2>&1); then
+    ok sandbox "$sandbox"
+else
+    note sandbox "none: the grader confines nothing, and bounds time and memory only (grading/confine)" "apt-get install bubblewrap"
 fi
 if command -v gnuplot >/dev/null; then
     ok gnuplot "$(gnuplot --version 2>/dev/null)"
