@@ -79,6 +79,17 @@ mutant_file() {
     assert_line --regexp '^\.init_array: 1 function\(s\) that run before or after main.*constructor'
 }
 
+@test "integrity: a constructor with a priority, which lands in .init_array.NNNNN, is a constructor too" {
+    local file=$BATS_TEST_TMPDIR/reduction_interleaved.cu
+    { cat "$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved.cu"
+      printf 'static int profiled;\n__attribute__((constructor(101))) static void early(void) { profiled = 1; }\n'
+      printf 'int was_profiled(void) { return profiled; }\n'
+    } >"$file"
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^\.init_array: 1 function\(s\) that run before or after main.*\(line [0-9]+: __attribute__\(\(constructor\(101\)\)\)'
+}
+
 # A folder with host compilers that fortify, as Ubuntu's do by default:
 # printf becomes __printf_chk, memcpy __memcpy_chk, and so on. On PATH first,
 # they are the gcc and g++ nvcc finds.
