@@ -39,10 +39,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 [ -e "$dest" ] && { echo "handout: $dest exists: name a new folder (nothing was written)" >&2; exit 2; }
 
 # What to copy: the files git tracks (or, outside git, every file but build
-# outputs), less what must not be handed out.
+# outputs), less what must not be handed out. Tracked only: a class's
+# repositories or a gradebook kept in this folder are no part of a handout.
 cd "$root" || exit 2
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    files=$(git ls-files --cached --others --exclude-standard)
+    files=$(git ls-files --cached)
 else
     files=$(find . -type f -not -path '*/build/*' -not -path './results/*' -not -path './.git/*' | sed 's|^\./||')
 fi

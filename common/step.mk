@@ -150,4 +150,4 @@ print-sanitize-args:
 	@echo --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS)
 
 clean:
-	rm -rf $(BUILD) $(PROGRAM) $(PROGRAM)_solution
+	rm -rf $(BUILD) $(PROGRAM) $(PROGRAM)_solution HAND-IN-REFUSED
