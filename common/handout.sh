@@ -20,7 +20,8 @@
 #
 # In the copy, `make test` and `make grade` work as here and say what they
 # skip; `make bench` and `make calibrate` need solutions/ and say so; the top
-# README is the learner's part of this one, for those steps. Called
+# README is the learner's part of this one, for those steps, and each step's
+# README shows no command for the reference solution. Called
 # by `make handout STEP=05 DEST=dir`. Exit status: 0 written, 2 bad arguments
 # (DEST is never overwritten).
 set -u
@@ -100,4 +101,9 @@ bench && /^$/ { flush(); next }
 bench && /^  [0-9][0-9] / { rows++; if (substr($0, 3, 2) > last) next; kept++ }
 bench { para[++n] = $0; next }
 { print }' "$dest/README.md" | cat -s >"$dest/README.md.new" && mv "$dest/README.md.new" "$dest/README.md"
+# Each step's README loses its command lines that build or run the reference
+# solution (a code line that starts with `make solution`): there is none.
+for readme in "$dest"/[0-9][0-9]-*/README.md; do
+    grep -vE '^([ \t]*)make solution( |$)' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+done
 echo "handout: wrote $dest: steps $(cd "$dest" && echo [0-9][0-9]-* | sed 's/ /, /g'); no solutions/" >&2
