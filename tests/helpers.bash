@@ -60,3 +60,14 @@ path_without() {
     ln -s "${first[@]}" "$bin/"
     echo "$bin"
 }
+
+# The learner's file of a step: the exercise, or with "solution" its solution.
+learner_file() {
+    local dir=$WORKBOOK_DIR/$1 name
+    name=$(program_of "$dir")
+    if [ "${2:-}" = solution ]; then
+        echo "$WORKBOOK_DIR/solutions/$1/$name.cu"
+    else
+        echo "$dir/$name.cu"
+    fi
+}
