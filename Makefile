@@ -55,31 +55,15 @@ help:
 	@echo "make doctor          what this machine has of what the workbook needs, each with its fix"
 	@echo "make clean           remove every build output"
 
-# The tests' TAP goes to results/tests.tap too; the last lines say what was
-# skipped, and how long it took. The build uses every core, unless make was
-# already given -j. Then two rounds: first every test that times nothing,
-# side by side on every core where GNU parallel is installed (bats --jobs);
-# then, alone, the tests that grade with timings (TIMED_TESTS), whose
-# figures another program on the GPU would disturb.
+# The build uses every core, unless make was already given -j; then
+# tests/run runs the tests: side by side those that time nothing, then alone
+# those that grade with timings. Their TAP goes to results/tests.tap; the
+# last lines say what was skipped, and how long it all took.
 CORES := $(shell nproc 2>/dev/null || echo 1)
-TIMED_TESTS := $(wildcard tests/gpu.bats tests/new-step.bats)
-TEST_JOBS := $(if $(shell command -v parallel 2>/dev/null),$(CORES),1)
 test:
 	@start=$$(date +%s); \
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CORES)) all || exit; \
-	mkdir -p results; status=0; \
-	echo "make test: the tests that time nothing, $(TEST_JOBS) at a time$(if $(filter 1,$(TEST_JOBS)), (GNU parallel runs them side by side: apt-get install parallel))"; \
-	bats -T --formatter tap $(if $(filter-out 1,$(TEST_JOBS)),--jobs $(TEST_JOBS)) \
-	    $(filter-out $(TIMED_TESTS),$(wildcard tests/*.bats)) | tee results/tests.tap; \
-	[ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
-	if [ -n "$(TIMED_TESTS)" ]; then \
-	    echo "make test: the tests that grade with timings, alone"; \
-	    bats -T --formatter tap $(TIMED_TESTS) | tee -a results/tests.tap; \
-	    [ $${PIPESTATUS[0]} -eq 0 ] || status=1; \
-	fi; \
-	awk -v s="$$(( $$(date +%s) - start ))" '/^(not )?ok / { n++ } /^not ok / { f++ } / # skip / { k++; sub(/^ok [0-9]+ /, ""); print "skipped: " $$0 } \
-	    END { printf "make test: %d tests, %d failed, %d skipped, in %d s\n", n, f, k, s }' results/tests.tap; \
-	exit $$status
+	tests/run --since $$start
 
 grade:
 	grading/grade $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) $(if $(JOBS),--jobs "$(JOBS)") \
@@ -121,6 +105,9 @@ handout:
 test-toolkits:
 	tests/toolkits/run
 
+# The script's own status (1 something missing, 77 only the GPU) cannot
+# pass through make, which exits 2 for any command that fails: make doctor
+# exits 0 only when everything is ready.
 doctor:
 	@common/doctor.sh
 

@@ -54,7 +54,9 @@ if [ "$status" -ne 0 ]; then
     # leaves the allowed folders (in a sandbox, such a file is not there at all).
     while read -r missing; do
         [[ $missing == /* ]] || missing=$(dirname "$file")/$missing
-        inside "$missing" || outside+=("$missing")
+        if [[ $missing == *[:\$\#]* ]] || ! inside "$missing"; then
+            outside+=("$missing")
+        fi
     done < <(sed -nE 's/.*fatal error: (.*): No such file or directory$/\1/p' "$errors")
     if [ ${#outside[@]} -eq 0 ]; then
         echo "$(basename "$file"): the preprocessor failed (exit $status):" >&2
@@ -65,7 +67,11 @@ fi
 
 while read -r dep; do
     [ -n "$dep" ] || continue
-    inside "$dep" || outside+=("$dep")
+    # A path make cannot read back from a dependency file (a ':', a '$' or a
+    # '#' in it) would break every later make of the step: refused as well.
+    if [[ $dep == *[:\$\#]* ]] || ! inside "$dep"; then
+        outside+=("$dep")
+    fi
 done < <(sed -e 's/^target *://' -e 's/\\$//' <<<"$deps" | tr ' ' '\n')
 if [ ${#outside[@]} -gt 0 ]; then
     {

@@ -10,10 +10,14 @@ usage: common/doctor.sh [-h|--help]
 Checks, and says how to fix: the CUDA toolkit; the GPU and its compute
 capability; the driver's CUDA version against nvcc's; the architectures the
 current build holds; bats and its libraries; compute-sanitizer; ncu and
-whether this GPU lets it read performance counters; gnuplot.
+whether this GPU lets it read performance counters; the grader's sandbox
+(bubblewrap); gnuplot.
 
-Exit status: 0 everything grading needs is there, 1 something it needs is
-missing, 2 bad option, 77 no usable GPU (everything else is still checked).
+Exit status: 0 everything grading needs is there, GPU included; 1 something
+it needs is missing (with or without a GPU); 77 nothing is missing but a
+usable GPU; 2 bad option. The last line names what is missing, and the GPU.
+`make doctor` exits 0 only when this script does (make's own status, 2,
+otherwise).
 EOF
 }
 
@@ -24,13 +28,13 @@ case ${1:-} in
 esac
 
 WORKBOOK_DIR=$(cd "$(dirname "$0")/.." && pwd)
-missing=0  # something grading needs is not there
+missing=()  # what grading needs and is not there, by name
 no_gpu=0
 
 # One line per check: its verdict, what was found; the fix on the next line.
 ok() { printf '  ok       %-18s %s\n' "$1" "$2"; }
 note() { printf '  note     %-18s %s\n' "$1" "$2"; [ -z "${3:-}" ] || printf '           %-18s fix: %s\n' "" "$3"; }
-needed() { printf '  MISSING  %-18s %s\n' "$1" "$2"; printf '           %-18s fix: %s\n' "" "$3"; missing=1; }
+needed() { printf '  MISSING  %-18s %s\n' "$1" "$2"; printf '           %-18s fix: %s\n' "" "$3"; missing+=("$1"); }
 
 # major.minor as one comparable number: 12.4 -> 1204.
 version_number() { awk -F. '{ printf "%d\n", $1 * 100 + $2 }' <<<"$1"; }
@@ -176,6 +180,12 @@ if ncu=$(find_tool ncu); then
 else
     note ncu "not found: make profile cannot run" "it comes with the CUDA toolkit (Nsight Compute), or apt-get install nsight-compute"
 fi
+# The grader's sandbox: optional, but what a class's grading should have.
+if sandbox=$("$WORKBOOK_DIR/grading/confine" --check 2>&1); then
+    ok sandbox "$sandbox"
+else
+    note sandbox "none: the grader confines nothing, and bounds time and memory only (grading/confine)" "apt-get install bubblewrap"
+fi
 if command -v gnuplot >/dev/null; then
     ok gnuplot "$(gnuplot --version 2>/dev/null)"
 else
@@ -183,13 +193,16 @@ else
 fi
 
 echo
-if [ "$no_gpu" = 1 ]; then
-    echo "doctor: no usable GPU: the programs and the grader's GPU tests cannot run here (exit 77)"
-    exit 77
-fi
-if [ "$missing" = 1 ]; then
-    echo "doctor: something grading needs is MISSING (above, with its fix)"
+# Something missing comes first, whether or not there is a GPU: a script that
+# reads only the status must learn of it, and the last line names it all.
+if [ ${#missing[@]} -gt 0 ]; then
+    list=$(printf '%s, ' "${missing[@]}")
+    echo "doctor: MISSING (above, with the fix): ${list%, }$([ "$no_gpu" = 1 ] && echo "; and no usable GPU") (exit 1)"
     exit 1
+fi
+if [ "$no_gpu" = 1 ]; then
+    echo "doctor: no usable GPU: the programs and the grader's GPU tests cannot run here; nothing else is missing (exit 77)"
+    exit 77
 fi
 echo "doctor: everything grading needs is here"
 exit 0

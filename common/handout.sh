@@ -19,7 +19,9 @@
 # step N's answer until step N+1.
 #
 # In the copy, `make test` and `make grade` work as here and say what they
-# skip; `make bench` and `make calibrate` need solutions/ and say so. Called
+# skip; `make bench` and `make calibrate` need solutions/ and say so; the top
+# README is the learner's part of this one, for those steps, and each step's
+# README shows no command for the reference solution. Called
 # by `make handout STEP=05 DEST=dir`. Exit status: 0 written, 2 bad arguments
 # (DEST is never overwritten).
 set -u
@@ -38,10 +40,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 [ -e "$dest" ] && { echo "handout: $dest exists: name a new folder (nothing was written)" >&2; exit 2; }
 
 # What to copy: the files git tracks (or, outside git, every file but build
-# outputs), less what must not be handed out.
+# outputs), less what must not be handed out. Tracked only: a class's
+# repositories or a gradebook kept in this folder are no part of a handout.
 cd "$root" || exit 2
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    files=$(git ls-files --cached --others --exclude-standard)
+    files=$(git ls-files --cached)
 else
     files=$(find . -type f -not -path '*/build/*' -not -path './results/*' -not -path './.git/*' | sed 's|^\./||')
 fi
@@ -69,7 +72,38 @@ awk -v last="$step" '
 !drop { printf "%s%s\n", held, $0 }
 { held = "" }
 END { if (!drop) printf "%s", held }' "$dest/steps.conf" >"$dest/steps.conf.new" && mv "$dest/steps.conf.new" "$dest/steps.conf"
-# The top README's table of steps lists only the steps handed out.
-awk -v last="$step" '/^\| \[[0-9][0-9]-/ && substr($0, 4, 2) > last { next } { print }' "$dest/README.md" \
-    >"$dest/README.md.new" && mv "$dest/README.md.new" "$dest/README.md"
+# The top README speaks of the steps handed out, and of no solutions: what
+# stands between its "full copy only" markers goes, what its "in a handout"
+# comments hold shows instead (LAST: the last step), and its table of steps
+# and its progression table lose the later steps' rows (the table, a track
+# none of whose steps is left).
+awk -v last="$step" '
+# A paragraph of the progression table: shown unless it held rows of steps
+# and none of them is handed out.
+function flush(    i) {
+    if (n && (!rows || kept)) {
+        if (gap) print ""
+        for (i = 1; i <= n; i++) print para[i]
+        gap = 1
+    }
+    n = rows = kept = 0
+}
+$0 == "<!-- full copy only -->" { full = 1; next }
+$0 == "<!-- /full copy only -->" { full = 0; next }
+full { next }
+$0 == "<!-- in a handout:" { handout = 1; next }
+handout && $0 == "-->" { handout = 0; next }
+handout { gsub(/LAST/, last) }
+/^\| \[[0-9][0-9]-/ && substr($0, 4, 2) > last { next }
+$0 == "<!-- bench:progression -->" { bench = 1; print; next }
+bench && (/^```/ || $0 == "<!-- /bench -->") { flush(); gap = 0; bench = $0 != "<!-- /bench -->"; print; next }
+bench && /^$/ { flush(); next }
+bench && /^  [0-9][0-9] / { rows++; if (substr($0, 3, 2) > last) next; kept++ }
+bench { para[++n] = $0; next }
+{ print }' "$dest/README.md" | cat -s >"$dest/README.md.new" && mv "$dest/README.md.new" "$dest/README.md"
+# Each step's README loses its command lines that build or run the reference
+# solution (a code line that starts with `make solution`): there is none.
+for readme in "$dest"/[0-9][0-9]-*/README.md; do
+    grep -vE '^([ \t]*)make solution( |$)' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+done
 echo "handout: wrote $dest: steps $(cd "$dest" && echo [0-9][0-9]-* | sed 's/ /, /g'); no solutions/" >&2

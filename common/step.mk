@@ -180,4 +180,4 @@ print-sanitize-args:
 	@echo '$(SANITIZE_RUNS)' | tr ';' '\n'
 
 clean:
-	rm -rf $(BUILD) $(PROGRAM) $(PROGRAM)_solution
+	rm -rf $(BUILD) $(PROGRAM) $(PROGRAM)_solution HAND-IN-REFUSED

@@ -119,7 +119,7 @@ grade_build() {
         *) ! out_of_memory || limit=$'\n'"The build ran out of memory: it may take ${GRADE_BUILD_MEMORY} MB (GRADE_BUILD_MEMORY)." ;;
         esac
         fail "$(printf '%s does not build (make %s, exit %d):\n%s%s' "$STEP" "$target" "$status" \
-            "$("$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" <<<"$output" | tail -n 40)" \
+            "$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" | tail -n 40)" \
             "$limit")" || return
     fi
     record build "pass"
@@ -163,7 +163,13 @@ run_program() {
     mkdir -p "$GRADE_RESULTS"
     confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" "$@"
-    records=$(cat "$file")
+    # What the program left: read only as the regular file it was made, and
+    # no more of it than records can fill (a link, a FIFO or a device in its
+    # place is no record at all).
+    records=""
+    if [ -f "$file" ] && [ ! -L "$file" ]; then
+        records=$(head -c 4000000 "$file")
+    fi
 }
 
 # Note the GPU's name from a program's device record, for the summary.
@@ -670,7 +676,7 @@ grade_integrity() {
     # It compiles the file: confined and bounded as a build is.
     GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY" "$BATS_TEST_TMPDIR"
     run "${CONFINE[@]}" "$GRADING_DIR/integrity" "$file"
-    output=$("$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" <<<"$output")
+    output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")")
     record integrity fail
     case $status in
     0) record integrity pass ;;

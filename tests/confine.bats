@@ -209,3 +209,47 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
     assert_failure 1
     assert_output --partial "install bubblewrap"
 }
+
+@test "a hand-in reached through a folder link, or a second name of another file, is refused" {
+    H=$BATS_TEST_TMPDIR/hand-in
+    mkdir -p "$H" "$BATS_TEST_TMPDIR/elsewhere"
+    cp "$EXERCISE.orig" "$BATS_TEST_TMPDIR/elsewhere/$PROGRAM.cu"
+    ln -s "$BATS_TEST_TMPDIR/elsewhere" "$H/$STEP_DIR"
+    run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    assert_failure 1
+    assert_output --partial "is reached through a link to outside the hand-in"
+    rm "$H/$STEP_DIR"
+    mkdir -p "$H/$STEP_DIR"
+    ln "$SECRET" "$H/$STEP_DIR/$PROGRAM.cu"
+    run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    assert_failure 1
+    assert_output --partial "is a second name (a hard link) of another file"
+    refute_output --partial "$SECRET_TEXT"
+}
+
+@test "an include whose path make cannot read back (a ':' in it) is refused before it breaks the step's later builds" {
+    # A folder with a ':' in its name, through which the system's stdio.h is named.
+    mkdir -p "$BATS_TEST_TMPDIR/x:y"
+    { echo "#include \"$BATS_TEST_TMPDIR/x:y/$(realpath --relative-to="$BATS_TEST_TMPDIR/x:y" /usr/include/stdio.h)\""; cat "$EXERCISE.orig"; } >"$EXERCISE"
+    run "$W/common/check-includes.sh" "$EXERCISE" nvcc -I"$W/common"
+    assert_failure 1
+    assert_output --partial "includes what is not part of a hand-in"
+}
+
+@test "what confine runs inherits no open file of the grader's but 0, 1 and 2, none of its environment, and no solutions" {
+    exec 7>"$BATS_TEST_TMPDIR/grader-output"
+    GRADER_TOKEN=token-of-the-grader run "$W/grading/confine" -- bash -c 'ls /proc/$$/fd; env'
+    exec 7>&-
+    assert_success
+    refute_line 7
+    if "$W/grading/confine" --check >/dev/null; then
+        refute_output --partial token-of-the-grader
+        mkdir -p "$W/solutions/x"
+        echo answer >"$W/solutions/x/answer.cu"
+        run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
+        assert_failure
+        GRADE_SOLUTIONS=1 run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
+        assert_output answer
+        rm -r "$W/solutions"
+    fi
+}

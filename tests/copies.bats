@@ -50,7 +50,10 @@ copy_problems() {
         IFS='|' read -r copy original changes <<<"$row"
         read -r cfile cfunction crange <<<"$copy"
         read -r ofile ofunction orange <<<"$original"
-        [ -f "$WORKBOOK_DIR/$cfile" ] && [ -f "$WORKBOOK_DIR/$ofile" ] || continue  # a copy handed out without one
+        # The tests run only where solutions/ is: there every file is, and one
+        # that is not was renamed, its copy no longer checked.
+        [ -f "$WORKBOOK_DIR/$cfile" ] || { echo "no $cfile: rename it in tests/copies.bats"; status=1; continue; }
+        [ -f "$WORKBOOK_DIR/$ofile" ] || { echo "no $ofile: rename it in tests/copies.bats"; status=1; continue; }
         a=$(span "$cfile" "$cfunction" "$crange")
         b=$(span "$ofile" "$ofunction" "$orange")
         [ -n "$a" ] || { echo "no $cfunction ${crange:+($crange) }in $cfile"; status=1; continue; }
@@ -90,4 +93,12 @@ copy_problems() {
     assert_output --partial "reduce_sequential in 06-reduction-direct/main.cu is no longer a copy of reduce_sequential in solutions/05-reduction-sequential/reduction_sequential.cu"
     assert_output --partial "block_sum in common/block_sum.cuh is no longer a copy"
     refute_output --partial "matmul_naive"
+    # A file gone (renamed) is a problem, not a copy left unchecked.
+    copy=$BATS_TEST_TMPDIR/renamed
+    mkdir -p "$copy"
+    cp -r "$WORKBOOK_DIR"/[0-9][0-9]-* "$WORKBOOK_DIR/common" "$WORKBOOK_DIR/solutions" "$copy/"
+    mv "$copy/08-cascaded/main.cu" "$copy/08-cascaded/harness.cu"
+    WORKBOOK_DIR=$copy run copy_problems
+    assert_failure
+    assert_output "no 08-cascaded/main.cu: rename it in tests/copies.bats"
 }

@@ -11,17 +11,8 @@ DOCTOR=$WORKBOOK_DIR/common/doctor.sh
 # fake_path NAME...: a folder of links to every command on PATH but NAMEs, and
 # a fake ncu.
 fake_path() {
-    local bin=$BATS_TEST_TMPDIR/bin dir cmd skip
-    mkdir -p "$bin"
-    IFS=: read -ra dirs <<<"$PATH"
-    for dir in "${dirs[@]}"; do
-        for cmd in "$dir"/*; do
-            [ -x "$cmd" ] && [ ! -d "$cmd" ] || continue
-            [ -e "$bin/${cmd##*/}" ] && continue
-            for skip in ncu "$@"; do [ "${cmd##*/}" = "$skip" ] && continue 2; done
-            ln -s "$cmd" "$bin/${cmd##*/}"
-        done
-    done
+    local bin
+    bin=$(path_without ncu "$@")
     # nvcc as make finds it, whichever way that is here.
     [ -e "$bin/nvcc" ] || ln -s "$(make_nvcc)" "$bin/nvcc"
     # An ncu that reads the counters, at once.
@@ -72,14 +63,50 @@ nvcc_release() { "$(make_nvcc)" --version | sed -n 's/.*release \([0-9]*\.[0-9]*
     [ ! -x "$WORKBOOK_DIR/.tools/bats/bin/bats" ] || skip "a bats packed into .tools/ beside the workbook is found without PATH"
     bin=$(fake_path bats nvidia-smi)
     run env PATH="$bin" "$DOCTOR"
-    assert_failure 77
+    assert_failure 1
     assert_line --regexp "MISSING +bats +not found on PATH"
     assert_output --partial "fix: apt-get install bats"
-    # With a GPU, the same machine cannot grade: exit 1.
+    # With a GPU, the same machine cannot grade either.
     fake_gpu "$bin" "Tesla T4" 7.5 "$(nvcc_release)"
     run env PATH="$bin" "$DOCTOR"
     assert_failure 1
     assert_line --regexp "MISSING +bats "
+}
+
+# A compute capability that the build here runs on: its newest machine code,
+# else 7.5 (nothing built, or no cuobjdump to read it: the doctor then only
+# notes the build).
+build_cc() {
+    local program=$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved cuobjdump held=""
+    cuobjdump=$(dirname "$(readlink -f "$(make_nvcc)")")/cuobjdump
+    [ -x "$program" ] && [ -x "$cuobjdump" ] &&
+        held=$("$cuobjdump" --list-elf "$program" 2>/dev/null | sed -n 's/.*\.sm_\([0-9]*\)\.cubin$/\1/p' | sort -n | tail -n 1)
+    if [ -n "$held" ]; then echo "${held:0:${#held}-1}.${held: -1}"; else echo 7.5; fi
+}
+
+@test "a missing piece outranks a missing GPU: exit 1, the last line names both; make doctor exits 0 only when ready" {
+    bin=$(fake_path nvidia-smi)
+    mkdir -p "$BATS_TEST_TMPDIR/nolibs"
+    run env PATH="$bin" BATS_LIB_PATH="$BATS_TEST_TMPDIR/nolibs" "$DOCTOR"
+    assert_failure 1
+    [[ ${lines[-1]} == *bats-support*bats-assert*"no usable GPU"* ]] || fail "the last line: ${lines[-1]}"
+    # Through make, whose own status for a failed command is 2, whatever the script's.
+    run env PATH="$bin" BATS_LIB_PATH="$BATS_TEST_TMPDIR/nolibs" make -s -C "$WORKBOOK_DIR" doctor
+    assert_failure 2
+    assert_output --partial "MISSING (above, with the fix): bats-support, bats-assert; and no usable GPU"
+    # Only the GPU missing: 77 from the script, 2 from make.
+    run env PATH="$bin" "$DOCTOR"
+    assert_failure 77
+    [[ ${lines[-1]} == *"no usable GPU"*"nothing else is missing"* ]] || fail "the last line: ${lines[-1]}"
+    run env PATH="$bin" make -s -C "$WORKBOOK_DIR" doctor
+    assert_failure 2
+    # Nothing missing: 0 from both.
+    fake_gpu "$bin" "Some GPU" "$(build_cc)" "$(nvcc_release)"
+    run env PATH="$bin" "$DOCTOR"
+    assert_success
+    assert_equal "${lines[-1]}" "doctor: everything grading needs is here"
+    run env PATH="$bin" make -s -C "$WORKBOOK_DIR" doctor
+    assert_success
 }
 
 @test "without bats's libraries, the doctor names the one missing" {

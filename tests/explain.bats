@@ -10,6 +10,10 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
+# The fake programs here are steered by variables that the grader's sandbox
+# would clear: what is tested is the grading (tests/confine.bats tests the sandbox).
+export GRADE_SANDBOX=none
+
 FIXTURES=$WORKBOOK_DIR/tests/fixtures/explain
 EXPLAIN=$WORKBOOK_DIR/common/explain.sh
 
@@ -21,6 +25,12 @@ pages() {
     RAW=$BATS_TEST_TMPDIR/$1.raw.csv
     gzip -dc "$FIXTURES/$1.page.csv.gz" >"$PAGE"
     gzip -dc "$FIXTURES/$1.raw.csv.gz" >"$RAW"
+}
+
+# planted: skips where a copy handed out left tests/explain/ out (its patches
+# break the solutions); the tests that loop over its patches count them.
+planted() {
+    [ -d "$WORKBOOK_DIR/tests/explain" ] || skip "no tests/explain/ here (a copy handed out leaves the planted mistakes out)"
 }
 
 # patch_field PATCH KEY: a field of a planted mistake's header (line, kind).
@@ -52,6 +62,7 @@ named() {
 
 @test "each planted mistake's culprit line comes first, with its kind of problem first, and only the learner's file" {
     local patch count=0
+    planted
     for patch in "$WORKBOOK_DIR"/tests/explain/*.patch; do
         name=$(basename "$patch" .patch)
         step=${name%%-*}
@@ -73,7 +84,8 @@ named() {
 }
 
 @test "the reference solutions name no line of the kind of problem their lesson removes" {
-    local patch step kind seen=""
+    local patch step kind count=0
+    planted
     for patch in "$WORKBOOK_DIR"/tests/explain/*.patch; do
         step=$(basename "$patch" | cut -c1-2)
         kind=$(patch_field "$patch" kind)
@@ -84,8 +96,9 @@ named() {
         if named "$(step_field "$step" program)" | cut -f2 | grep -qF "$kind"; then
             fail "the solution of $step names a line with $kind: $output"
         fi
-        seen+=" $step"
+        count=$((count + 1))
     done
+    [ "$count" -ge 5 ] || fail "only $count planted mistakes in tests/explain"
     # The solutions of 02, 03 and 05 name no line at all; 04's has the bank
     # conflicts that step 05 removes, and 01's the stores that 02 removes.
     for step in 02 03 05; do

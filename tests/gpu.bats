@@ -24,6 +24,14 @@ setup() {
     echo "$output" | tail -n 12 >&3
     assert_success
     refute_output --regexp 'not ok'
+    # Every step graded, to its last point: a run that graded nothing, or
+    # skipped a test, passes the two checks above.
+    for dir in "${STEP_DIRS[@]}"; do
+        step=$(basename "$dir")
+        row=$(grep -E "^$step " <<<"$output") || fail "no row for $step in the summary: $output"
+        points=${row##* }
+        [[ $points =~ ^[0-9]+/[0-9]+$ ]] && [ "${points%/*}" = "${points#*/}" ] || fail "$step scored $points: $row"
+    done
 }
 
 @test "every untouched exercise builds and fails its correctness tests" {

@@ -3,6 +3,7 @@
 # skipping without a GPU, and the result files. A fake step whose "program" is
 # a shell script that writes chosen records stands in for a real one.
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
@@ -41,6 +42,9 @@ SCRIPT
     audit="kernel=mine function=sum_mine launches=levels per_thread=1"  audit_run="-b 128 -n 1,1000"
 MANIFEST
     export FAKE_OUTPUT="" FAKE_PRINTS="" FAKE_STATUS=0
+    # The fake program is steered by those variables, which the sandbox would
+    # clear: what is tested here is the grading (tests/confine.bats tests the sandbox).
+    export GRADE_SANDBOX=none
 }
 
 # Load the grading library as a step's .bats file would, pointed at the fake.
@@ -70,23 +74,58 @@ timed_speed() {  # timed_speed X_START PCT: the timed run (a correctness test), 
 
 @test "every step folder has an entry in steps.conf whose tests can be written, with a default threshold" {
     source "$WORKBOOK_DIR/grading/lib.bash"
+    # The written files are run, not counted (bats --count reads only the
+    # @test lines): they load a library that is the real one with each test
+    # body replaced by a line saying which body ran, with what.
+    local stub=$BATS_TEST_TMPDIR/stub written=$BATS_TEST_TMPDIR/written
+    mkdir -p "$stub" "$written"
+    cat >"$stub/lib.bash" <<'STUB'
+source "$REAL_GRADING_DIR/lib.bash"
+ran() { echo "$STEP $*" >>"$BODIES_RAN"; }
+grade_build() { ran grade_build "$@"; }
+grade_check() { ran grade_check "$@"; }
+grade_check_timed() { ran grade_check_timed "$@"; }
+grade_speed() { ran grade_speed "$@"; }
+grade_lesson() { ran grade_lesson "$@"; }
+grade_sanitize() { ran grade_sanitize "$@"; }
+grade_integrity() { ran grade_integrity "$@"; }
+grade_launch_audit() { ran grade_launch_audit "$@"; }
+STUB
+    export REAL_GRADING_DIR=$GRADING_DIR BODIES_RAN=$BATS_TEST_TMPDIR/ran
+    expected=()
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
-        write_step_tests "$step" "$BATS_TEST_TMPDIR" || fail "cannot write the tests of $step from steps.conf"
-        bats --count "$BATS_TEST_TMPDIR/$step.bats" >/dev/null || fail "the tests written for $step do not parse"
+        (GRADING_DIR=$stub && write_step_tests "$step" "$written") || fail "cannot write the tests of $step from steps.conf"
+        expected+=("$step grade_build")
+        for block in $(step_field "$step" blocks | tr , ' '); do
+            expected+=("$step grade_check $block")
+        done
+        expected+=("$step grade_check_timed" "$step grade_speed")
+        [ -z "$(step_field "$step" lesson_title)" ] || expected+=("$step grade_lesson")
+        expected+=("$step grade_sanitize" "$step grade_integrity" "$step grade_launch_audit")
         value=$(threshold "$MANIFEST" "${step%%-*}" x_start)
         [ -n "$value" ] || fail "no x_start threshold for $step"
         at_least "$value" 1.01 || fail "threshold $value for $step would pass an unchanged starting kernel"
     done
+    run bats --tap "$written"
+    assert_success
+    refute_output --partial "not ok"
+    assert_equal "$(grep -c '^ok ' <<<"$output")" "${#expected[@]}"
+    assert_equal "$(cat "$BODIES_RAN")" "$(printf '%s\n' "${expected[@]}")"
 }
 
 @test "at_least compares decimals" {
     source "$WORKBOOK_DIR/grading/lib.bash"
-    at_least 1.61 1.5
-    at_least 1.5 1.5
-    ! at_least 1.49 1.5
-    ! at_least 0.99 1.03
-    at_least 10.2 9.8
+    # Each comparison through run: a failing command that starts with `!` is
+    # ignored by errexit, so it could not fail the test.
+    run at_least 1.61 1.5
+    assert_success
+    run at_least 1.5 1.5
+    assert_success
+    run ! at_least 1.49 1.5
+    run ! at_least 0.99 1.03
+    run at_least 10.2 9.8
+    assert_success
 }
 
 @test "a calibrated thresholds file is preferred for its GPU, and GRADE_THRESHOLDS over both" {
@@ -407,11 +446,20 @@ lesson_csv() {  # lesson_csv START YOURS: ncu's raw page, per block over 4 block
 
 @test "every lesson test names a metric the profile shows, a starting kernel, and a factor" {
     source "$WORKBOOK_DIR/grading/lib.bash"
+    keys=(lesson lesson_title lesson_run lesson_start lesson_metric lesson_what lesson_fix)
+    checked=0
     for step in $(manifest_steps); do
-        [ -n "$(step_field "$step" lesson_metric)" ] || continue
-        for key in lesson lesson_title lesson_run lesson_start lesson_what lesson_fix; do
-            [ -n "$(step_field "$step" $key)" ] || fail "$step: a lesson test without $key= in steps.conf"
+        # A step with any of the lesson's keys has a lesson test (its title
+        # writes one), so it needs all of them.
+        set_keys=""
+        for key in "${keys[@]}"; do
+            [ -z "$(step_field "$step" $key)" ] || set_keys+=" $key"
         done
+        [ -n "$set_keys" ] || continue
+        for key in "${keys[@]}"; do
+            [ -n "$(step_field "$step" $key)" ] || fail "$step: a lesson test (it sets$set_keys) without $key= in steps.conf"
+        done
+        checked=$((checked + 1))
         metrics=$(step_field "$step" profile)
         for m in $(step_field "$step" lesson_metric | tr '/+-' '   '); do
             [[ ,$metrics, == *,$m,* ]] || fail "$step: its lesson metric $m is not in its profile= (make profile shows those)"
@@ -421,6 +469,7 @@ lesson_csv() {  # lesson_csv START YOURS: ncu's raw page, per block over 4 block
         grep -q "__global__ void $(step_field "$step" lesson_start)\b" "$WORKBOOK_DIR"/common/*.cu "$WORKBOOK_DIR/$step/main.cu" ||
             fail "$step: its lesson_start names no kernel of the harness"
     done
+    [ "$checked" -ge 1 ] || fail "no step of steps.conf has a lesson test to check"
 }
 
 @test "the report: points per step, correctness before speed, and the same totals in every result file" {
@@ -761,10 +810,11 @@ STREAM
     assert_output --partial "no points for step(s) 08"
     assert_equal "$(cut -f4 "$results/tests.tsv" | sort -u)" 0
     grep -q '"score": 0,' "$results/gs.json"
-    # An audit that did not run (a kernel not yet correct) voids nothing.
+    # An audit that did not run (a kernel not yet correct) voids nothing; the
+    # step's result is still a failure, as its audit test failed.
     echo "fail not run" >"$results/08/audit"
     MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
-    assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +pass +7/8$'
+    assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +fail +7/8$'
 }
 
 @test "a missing ncu or compute-sanitizer makes its test skip, also under bats' errexit, outside run" {

@@ -71,6 +71,22 @@ leaked_answers() {
     assert_output 5
     run grep '^| \[0[6-8]-' "$dest/README.md"
     assert_failure
+    # Nor does the rest of it speak of later steps or of solutions: no count of
+    # the whole workbook's steps, no progression row of 06 to 08, no command
+    # that needs a solution; it says which steps it holds.
+    run grep -nE '\b0[6-8]\b|0[6-8]-|[Ee]ight|solutions/|_solution|full copy only|in a handout:' "$dest/README.md"
+    assert_output ""
+    run grep -c "steps 01 to 05 of the workbook" "$dest/README.md"
+    assert_output 1
+    run grep -cE '^  0[45] ' "$dest/README.md"
+    assert_output 2
+    # A copy without reduction steps shows no reduction track in the
+    # progression table, and no row of step 03.
+    run make -s -C "$WORKBOOK_DIR" handout STEP=02 DEST="$BATS_TEST_TMPDIR/class-02"
+    assert_success
+    run grep -E '^reduction track|^  03 |^  0[1-2] ' "$BATS_TEST_TMPDIR/class-02/README.md"
+    assert_equal "${#lines[@]}" 2
+    refute_line --partial "reduction track"
     # No build outputs, no results.
     run find "$dest" -name build -o -name results -o -name '*.o'
     assert_output ""
@@ -111,4 +127,23 @@ leaked_answers() {
     run make -s -C "$dest" test-mutants
     assert_success
     assert_output --partial "skipped: no tests/mutants/"
+}
+
+@test "make test passes in a handout, without a GPU: each of its tests passes or says why it skips" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
+    # The whole suite once more, in the copy: minutes on a small machine. CI
+    # runs it (.ci/run sets WORKBOOK_TEST_HANDOUT=1).
+    [ "${WORKBOOK_TEST_HANDOUT:-0}" = 1 ] || skip "make test in a handout runs the suite again: WORKBOOK_TEST_HANDOUT=1 runs it (.ci/run does)"
+    local dest=$BATS_TEST_TMPDIR/class-05
+    make -s -C "$WORKBOOK_DIR" handout STEP=05 DEST="$dest"
+    one_architecture_without_gpu  # the copy's build, and its tests' builds
+    # No GPU, even where there is one: the copy's timed tests must not run
+    # beside this workbook's other tests.
+    run env CUDA_VISIBLE_DEVICES= make -s -C "$dest" test
+    assert_success
+    refute_line --regexp '^not ok'
+    assert_line --regexp '^make test: [1-9][0-9]* tests, 0 failed, [0-9]+ skipped, in [0-9]+ s$'
+    # What needs the solutions or the planted mistakes skips, and says why.
+    assert_line --regexp "^skipped: each planted mistake's culprit line .* # skip no tests/explain/ here"
+    assert_line --regexp '^skipped: the reference solutions pass every grading test .* # skip '
 }

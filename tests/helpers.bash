@@ -6,12 +6,19 @@ WORKBOOK_DIR=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 STEP_DIRS=("$WORKBOOK_DIR"/[0-9][0-9]-*/)
 source "$WORKBOOK_DIR/common/manifest.bash"  # step_field, manifest_steps
 
+# The program a step's folder builds. Under a `make -C` (make -C .. test),
+# MAKEFLAGS carries w, and make's "Entering directory" lines would be
+# captured with the name.
+program_of() {
+    make -s --no-print-directory -C "$1" print-program
+}
+
 # Every program of the workbook that is built: each exercise and, where there
 # is one, its solution.
 all_programs() {
     local dir name
     for dir in "${STEP_DIRS[@]}"; do
-        name=$(make -s -C "$dir" print-program)
+        name=$(program_of "$dir")
         [ -x "$dir$name" ] && echo "$dir$name"
         [ -x "$dir${name}_solution" ] && echo "$dir${name}_solution"
     done
@@ -32,4 +39,35 @@ have_gpu() {
 # their build would be redone for other tests running beside this one.)
 one_architecture_without_gpu() {
     have_gpu || export SM=${SM:-75}
+}
+
+# path_without NAME...: a folder of links to every command on PATH but the
+# NAMEs (the first of each name, as PATH finds it), for a PATH that lacks them.
+# (One ln for them all: a process per command would take seconds.)
+path_without() {
+    local bin=$BATS_TEST_TMPDIR/bin dir dirs cmd name
+    local -A first=()
+    for name in "$@"; do first[$name]=""; done
+    IFS=: read -ra dirs <<<"$PATH"
+    for dir in "${dirs[@]}"; do
+        for cmd in "$dir"/*; do
+            name=${cmd##*/}
+            [ -n "${first[$name]+set}" ] || { [ -x "$cmd" ] && [ ! -d "$cmd" ] && first[$name]=$cmd; }
+        done
+    done
+    mkdir -p "$bin"
+    for name in "$@"; do unset "first[$name]"; done
+    ln -s "${first[@]}" "$bin/"
+    echo "$bin"
+}
+
+# The learner's file of a step: the exercise, or with "solution" its solution.
+learner_file() {
+    local dir=$WORKBOOK_DIR/$1 name
+    name=$(program_of "$dir")
+    if [ "${2:-}" = solution ]; then
+        echo "$WORKBOOK_DIR/solutions/$1/$name.cu"
+    else
+        echo "$dir/$name.cu"
+    fi
 }

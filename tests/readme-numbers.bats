@@ -24,10 +24,17 @@ measured_figures() {
     grep -oE '[0-9]+\.[0-9]+' "$WORKBOOK_DIR/steps.conf"
 }
 
-# The prose's figures that none of those match: "file:line: figure".
+# The prose's figures that none of those match: "file:line: figure". A figure
+# matches one of the pool that has at least its decimals and rounds to it:
+# "1.61x" is 1.6128 of a table, but "3.00x" is not the integer 3 of a table
+# (a count, a size, a column of ints), nor is "1.50x" a table's 1.5.
+# The READMEs: those named after POOL, else all of them.
 unmatched_figures() {
-    local pool=$1 readme
-    for readme in "$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md; do
+    local pool=$1 readme readmes
+    shift
+    readmes=("$@")
+    [ $# -gt 0 ] || readmes=("$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md)
+    for readme in "${readmes[@]}"; do
         awk -v name="${readme#"$WORKBOOK_DIR"/}" '
         function check(    i, line, figure, value, decimals, found, p) {
             if (para !~ /published|one-off|Harris|G80|RTX 3050/)
@@ -38,13 +45,14 @@ unmatched_figures() {
                         value = figure; sub(/(x| ms|%)$/, "", value)
                         decimals = length(value) - index(value, ".")
                         found = 0
-                        for (p in pool) if (sprintf("%." decimals "f", p) == value) { found = 1; break }
+                        for (p in pool)
+                            if (pool[p] >= decimals && sprintf("%." decimals "f", p) == value) { found = 1; break }
                         if (!found) print name ":" at[i] ": " figure
                     }
                 }
             para = ""; count = 0
         }
-        FNR == NR { pool[$0] = 1; next }
+        FNR == NR { pool[$0] = index($0, ".") ? length($0) - index($0, ".") : 0; next }
         /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ { check(); inside = 1; next }
         /^<!-- \/(bench|micro|profile|sweep) -->$/ { inside = 0; next }
         inside { next }
@@ -69,6 +77,19 @@ $output"
     run unmatched_figures "$BATS_TEST_TMPDIR/pool.new"
     assert_output --partial "04-reduction-interleaved/README.md"
     assert_output --partial "1.61x"
+}
+
+@test "the figure check catches made-up figures that a table holds with fewer decimals" {
+    # Tables hold integers (a step number, a count, a size) and figures to one
+    # decimal (sm_9.0): none of them backs a figure quoted to more decimals.
+    printf '%s\n' 3 40 9.0 1.6128 >"$BATS_TEST_TMPDIR/pool"
+    readme=$BATS_TEST_TMPDIR/README.md
+    printf 'The new kernel is 3.00x faster than the old one, 9.00x faster than the first,\nat 40.0%% of the copy; the strided index gains 1.61x.\n' >"$readme"
+    run unmatched_figures "$BATS_TEST_TMPDIR/pool" "$readme"
+    assert_line --regexp ':1: 3\.00x$'
+    assert_line --regexp ':1: 9\.00x$'
+    assert_line --regexp ':2: 40\.0%$'
+    assert_equal "${#lines[@]}" 3
 }
 
 @test "make readme-figures copies the atomics table and a step's last profile into the READMEs that show them" {
@@ -169,7 +190,7 @@ profile_figure_problems() {
             if (para != "") last = para
             para = ""; count = 0
         }
-        FNR == NR { pool[$0] = 1; next }
+        FNR == NR { pool[$0] = index($0, ".") ? length($0) - index($0, ".") : 0; next }
         /^<!-- profile:[0-9]+ -->$/ {
             block = $0; gsub(/[^0-9]/, "", block)
             if (step != "" && block != step) print name ":" FNR ": a profile block of step " block " in step " step "'"'"'s README"

@@ -24,7 +24,7 @@ fake_toolkit() {
 cuda_mk() {
     local variable=$1
     shift
-    env -u SM -u NVCC -u CUDA_PATH -u CCBIN make -s -f "$WORKBOOK_DIR/common/cuda.mk" --eval "print: ; @echo \$($variable)" print "$@"
+    env -u SM -u NVCC -u CUDA_PATH -u CCBIN make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval "print: ; @echo \$($variable)" print "$@"
 }
 
 @test "with no GPU, each toolkit builds the common architectures it can: sm_70 up to CUDA 12, sm_75 on from 13" {
@@ -73,24 +73,75 @@ cuda_mk() {
 }
 
 @test "the shared harness is compiled once, into common/build, and linked into every program" {
-    [ -n "$(all_programs)" ] || skip "nothing built: run make first"
-    local objects=("$WORKBOOK_DIR"/common/build/*.o)
-    [ -e "${objects[0]}" ] || fail "common/build holds no objects"
-    for dir in "${STEP_DIRS[@]}"; do
-        run compgen -G "$dir/build/harness.o"
-        assert_failure
+    # A copy of the workbook built with an nvcc that writes empty files and
+    # logs, per call, "compile OUTPUT SOURCE" or "link OUTPUT INPUT...".
+    local copy=$BATS_TEST_TMPDIR/wb log=$BATS_TEST_TMPDIR/nvcc.log
+    mkdir -p "$copy" "$BATS_TEST_TMPDIR/bin"
+    cp -r "$WORKBOOK_DIR"/{Makefile,steps.conf,common} "${STEP_DIRS[@]}" "$copy/"
+    [ ! -d "$WORKBOOK_DIR/solutions" ] || cp -r "$WORKBOOK_DIR/solutions" "$copy/"
+    cat >"$BATS_TEST_TMPDIR/bin/nvcc" <<'SCRIPT'
+#!/usr/bin/env bash
+# -M (what a learner's file includes, checked before it is compiled): nothing.
+for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
+mode=link inputs=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    -o) out=$2; shift ;;
+    -c) mode=compile ;;
+    *.cu | *.o) inputs+=("$1") ;;
+    esac
+    shift
+done
+: >"$out"
+echo "$mode $(realpath -m "$out" "${inputs[@]}" | tr '\n' ' ')" >>"$NVCC_LOG"
+SCRIPT
+    chmod +x "$BATS_TEST_TMPDIR/bin/nvcc"
+    local nvcc=$BATS_TEST_TMPDIR/bin/nvcc
+    make -s -C "$copy" clean NVCC="$nvcc" >/dev/null
+    NVCC_LOG=$log run make -s -C "$copy" -j2 NVCC="$nvcc" SM=90
+    assert_success
+    shared=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/common.mk" --eval 'print: ; @echo $(COMMON_SOURCES)' print)
+    tracks=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/common.mk" --eval 'print: ; @echo $(TRACKS)' print)
+    [ -n "$shared" ] && [ -n "$tracks" ] || fail "common.mk names no shared sources ($shared) or tracks ($tracks)"
+    # Each shared source is compiled once, into common/build.
+    for source in $shared $tracks; do
+        compiles=$(grep " $copy/common/$source.cu $" "$log")
+        [ "$(grep -c . <<<"$compiles")" -eq 1 ] || fail "$(printf 'common/%s.cu is compiled other than once:\n%s' "$source" "$compiles")"
+        grep -q "^compile $copy/common/build/$source.o $copy/common/$source.cu $" "$log" ||
+            fail "common/$source.cu is not compiled into common/build: $(grep "/common/$source.cu" "$log")"
     done
+    # Every program links every shared object of common/build and its
+    # track's, and nothing that the build did not compile (a copy of one).
+    links=$(grep '^link ' "$log")
+    expected=0
+    for dir in "${STEP_DIRS[@]}"; do
+        expected=$((expected + 1))
+        [ ! -d "$WORKBOOK_DIR/solutions/$(basename "$dir")" ] || expected=$((expected + 1))
+    done
+    [ "$(wc -l <<<"$links")" -eq "$expected" ] || fail "$(printf '%s programs expected, linked:\n%s' "$expected" "$links")"
+    while read -r _ program inputs; do
+        for source in $shared; do
+            [[ " $inputs " == *" $copy/common/build/$source.o "* ]] || fail "$program does not link common/build/$source.o: $inputs"
+        done
+        track=$(step_field "$(basename "$(dirname "$program")")" track)
+        [[ " $inputs " == *" $copy/common/build/$track.o "* ]] || fail "$program does not link common/build/$track.o: $inputs"
+        for input in $inputs; do
+            grep -q "^compile $input " "$log" || fail "$program links $input, which the build did not compile"
+        done
+    done <<<"$links"
 }
 
 @test "the programs hold machine code for every architecture of the build" {
     local program=$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved
     [ -x "$program" ] || skip "nothing built: run make first"
     local cuobjdump
-    cuobjdump=$(dirname "$(make -s -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print)")/cuobjdump
+    cuobjdump=$(dirname "$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print)")/cuobjdump
     [ -x "$cuobjdump" ] || skip "no cuobjdump beside nvcc"
     run "$cuobjdump" --list-elf "$program"
     assert_success
-    for arch in $(make -s -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(ARCHS)' print); do
+    archs=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(ARCHS)' print)
+    [ -n "$archs" ] || fail "cuda.mk names no architecture to build for"
+    for arch in $archs; do
         assert_output --regexp "\.sm_${arch}\.cubin"
     done
 }

@@ -9,8 +9,10 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 # Every script, and arguments that are valid up to a missing option value.
+# (A copy handed out has no tests/mutants/: its patches break the solutions.)
 SCRIPTS=(grading/grade grading/batch grading/calibrate grading/report common/bench.sh
-         common/readme-figures.sh common/sanitize.sh common/profile.sh tests/mutants/run)
+         common/readme-figures.sh common/sanitize.sh common/profile.sh)
+[ ! -d "$WORKBOOK_DIR/tests/mutants" ] || SCRIPTS+=(tests/mutants/run)
 
 @test "every script prints its usage for --help and exits 0" {
     for script in "${SCRIPTS[@]}"; do
@@ -31,8 +33,10 @@ SCRIPTS=(grading/grade grading/batch grading/calibrate grading/report common/ben
         [[ $stderr == *"${args##* } needs a value"* ]] || fail "$args: $stderr"
         [[ $stderr != *"unbound variable"* ]] || fail "$args: $stderr"
     done
-    for args in "grading/calibrate --bogus" "grading/batch --bogus x" "common/bench.sh --bogus" "tests/mutants/run --bogus" \
-        "common/sanitize.sh" "common/profile.sh metrics" "common/readme-figures.sh --bogus"; do
+    refused=("grading/calibrate --bogus" "grading/batch --bogus x" "common/bench.sh --bogus"
+        "common/sanitize.sh" "common/profile.sh metrics" "common/readme-figures.sh --bogus")
+    [ ! -d "$WORKBOOK_DIR/tests/mutants" ] || refused+=("tests/mutants/run --bogus")
+    for args in "${refused[@]}"; do
         # shellcheck disable=SC2086
         run --separate-stderr "$WORKBOOK_DIR/"$args
         [ "$status" -eq 2 ] || fail "$args: exit $status, expected 2 ($stderr)"
@@ -60,6 +64,8 @@ fake_toolkit_workbook() {
     fi
     cat >"$TOOLKIT/bin/nvcc" <<'SCRIPT'
 #!/usr/bin/env bash
+# -M (what a learner's file includes, checked before it is compiled): nothing.
+for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
 while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
 printf '#!/usr/bin/env bash\necho "$(basename "$0"): skipped: no usable CUDA device" >&2\nexit "${FAKE_STATUS:-77}"\n' >"$out"
 chmod +x "$out"
@@ -81,7 +87,8 @@ SCRIPT
     assert_output --partial "ncu not found in $TOOLKIT/bin/ or on PATH: it is Nsight Compute"
     assert_output --partial "Error 1"
     PATH=/usr/bin:/bin command -v compute-sanitizer >/dev/null && skip "compute-sanitizer is in /usr/bin here"
-    run env PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/sanitize.sh" /bin/true
+    # Nor beside the nvcc that make exported for these tests (a GPU machine's has one).
+    run env -u NVCC PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/sanitize.sh" /bin/true
     assert_failure 1
     assert_output --partial "compute-sanitizer not found in $BATS_TEST_TMPDIR or on PATH"
 }
@@ -108,7 +115,7 @@ SCRIPT
         run env NVCC=/nonexistent/nvcc make -s -C "$dir" help
         assert_success
     done
-    run env NVCC=/nonexistent/nvcc make -s -C "$W/04-reduction-interleaved" print-program
+    run env NVCC=/nonexistent/nvcc make -s --no-print-directory -C "$W/04-reduction-interleaved" print-program
     assert_output reduction_interleaved
 }
 
@@ -137,6 +144,7 @@ SCRIPT
 }
 
 @test "tests/mutants/run says it needs a GPU, and exits 77 without one, before building anything" {
+    [ -d "$WORKBOOK_DIR/tests/mutants" ] || skip "no tests/mutants/ here (a copy handed out leaves it out)"
     run --separate-stderr env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/tests/mutants/run"
     if [ "$status" -eq 1 ] && [[ $stderr == *"nothing is built"* ]]; then
         skip "nothing built: run make first"
@@ -147,17 +155,28 @@ SCRIPT
 }
 
 @test "print-program, help and clean leave a build's record of its flags alone" {
-    dir=$WORKBOOK_DIR/04-reduction-interleaved
-    [ -f "$dir/build/flags" ] || skip "step 04 is not built"
-    before=$(stat -c '%Y %s' "$dir/build/flags")
-    flags=$(cat "$dir/build/flags")
+    # In a copy, built with the fake toolkit, so that clean can run.
+    fake_toolkit_workbook
+    dir=$W/04-reduction-interleaved
+    make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" SM=90 >/dev/null
+    # The record and the file itself: a record rewritten is a new file (mv).
+    record() { [ -f "$1" ] && echo "$(stat -c '%i %s %Y' "$1") $(cat "$1")"; }
+    step_flags=$(record "$dir/build/flags") || fail "the build wrote no build/flags"
+    harness_flags=$(record "$W/common/build/flags") || fail "the build wrote no common/build/flags"
     for sm in 75 "80 90" ""; do
-        run env SM="$sm" make -s -C "$dir" print-program
+        run env SM="$sm" make -s --no-print-directory -C "$dir" NVCC="$TOOLKIT/bin/nvcc" print-program
         assert_output reduction_interleaved
-        env SM="$sm" make -s -C "$dir" help >/dev/null
+        run env SM="$sm" make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" help
+        assert_success
     done
-    assert_equal "$(cat "$dir/build/flags")" "$flags"
-    assert_equal "$(stat -c '%Y %s' "$dir/build/flags")" "$before"
+    assert_equal "$(record "$dir/build/flags")" "$step_flags"
+    assert_equal "$(record "$W/common/build/flags")" "$harness_flags"
+    # clean takes the step's build away, and leaves the harness's, which every
+    # step shares, as it was, whatever SM it is given.
+    run env SM=75 make -s -C "$dir" NVCC="$TOOLKIT/bin/nvcc" clean
+    assert_success
+    [ ! -e "$dir/build" ] || fail "clean left $(ls "$dir/build")"
+    assert_equal "$(record "$W/common/build/flags")" "$harness_flags"
 }
 
 @test "tests/options.bats skips, rather than fails, where nothing is built" {

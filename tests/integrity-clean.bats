@@ -1,0 +1,31 @@
+#!/usr/bin/env bats
+# The integrity test of the learner's file, which needs no GPU, finds nothing
+# in good files: every reference solution, every untouched exercise and every
+# honest variant. (tests/integrity.bats: the findings on bad ones. Two files,
+# so that make test runs them side by side.)
+
+load helpers
+
+@test "integrity: every reference solution and every untouched exercise is clean" {
+    for dir in "${STEP_DIRS[@]}"; do
+        step=$(basename "$dir")
+        for which in exercise solution; do
+            # A step has its exercise always, its solution where solutions/ has the step.
+            [ "$which" = exercise ] || [ -d "$WORKBOOK_DIR/solutions/$step" ] || continue
+            file=$(learner_file "$step" "$which")
+            [ -f "$file" ] || fail "$step has no $which file $file"
+            run "$WORKBOOK_DIR/grading/integrity" "$file"
+            [ "$status" -eq 0 ] || fail "$(printf '%s (%s) is not clean:\n%s' "$step" "$which" "$output")"
+        done
+    done
+}
+
+# An honest learner's file in another style than the solution's (tests/honest):
+# helpers, namespaces, cooperative groups, debugging aids. Every one is clean.
+@test "integrity: every honest variant in tests/honest is clean" {
+    [ -d "$WORKBOOK_DIR/tests/honest" ] || skip "no tests/honest/ here: a copy handed out to a class leaves the answers out"
+    for file in "$WORKBOOK_DIR"/tests/honest/*.cu; do
+        run "$WORKBOOK_DIR/grading/integrity" "$file"
+        [ "$status" -eq 0 ] || fail "$(printf '%s is honest, and not clean:\n%s' "$(basename "$file")" "$output")"
+    done
+}
