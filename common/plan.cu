@@ -26,10 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-// How long the planner may take to answer every request, and how much memory
-// it may have: a step's function does a few divisions and launches.
+// How long the planner may take to answer every request, how much memory it
+// may have and how much it may write: a step's function does a few divisions
+// and launches, a few hundred bytes of plan a call.
 static const int PLANNER_SECONDS = 30;
 static const rlim_t PLANNER_MEMORY = 1ull << 30;
+static const size_t PLANNER_OUTPUT = 64u << 20;
 
 // A driver call: its CUresult is the runtime's error of the same number for
 // every error met here, so cuda_check names it and says what to do.
@@ -386,6 +388,11 @@ static char *read_plans(int fd, pid_t pid, const char *path)
             die(EXIT_CUDA, "your host code did not finish planning its launches within %d s (%s): a loop in the "
                            "step's function that never ends?",
                 PLANNER_SECONDS, path);
+        }
+        if (used > PLANNER_OUTPUT) {
+            kill(-pid, SIGKILL);
+            die(EXIT_CUDA, "your host code made plans of more than %zu MB (%s): a loop that launches without end?",
+                PLANNER_OUTPUT >> 20, path);
         }
         if (used + 4096 > size && !(text = (char *)realloc(text, size *= 2)))
             die(EXIT_CUDA, "out of host memory");
