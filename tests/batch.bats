@@ -26,7 +26,15 @@ setup() {
 #!/usr/bin/env bash
 # -M (the check of what a file includes): it includes nothing.
 for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
-while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+# --keep-dir D (the learner's file, kept for its module and its PTX): an
+# empty module and no kernel.
+keep="" source=${!#}
+while [ $# -gt 0 ]; do
+    [ "$1" = -o ] && out=$2
+    [ "$1" = --keep-dir ] && keep=$2
+    shift
+done
+[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; }
 cat >"$out" <<'PROGRAM'
 #!/usr/bin/env bash
 student=$(basename "$(cd "$(dirname "$0")/.." && pwd)")
