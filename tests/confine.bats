@@ -197,6 +197,26 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
     assert_failure 2
 }
 
+@test "the history is hidden whether .git is a folder or, in a git worktree, a file; what confine runs runs either way" {
+    "$W/grading/confine" --check >/dev/null || skip "no sandbox here: $("$W/grading/confine" --check)"
+    local kind
+    for kind in file folder; do
+        rm -rf "$W/.git"
+        if [ $kind = file ]; then
+            echo "gitdir: $BATS_TEST_TMPDIR/main/.git/worktrees/w" >"$W/.git"
+        else
+            mkdir "$W/.git" && echo "$SECRET_TEXT" >"$W/.git/config"
+        fi
+        run "$W/grading/confine" -- cat "$W/.git" "$W/.git/config"
+        refute_output --partial gitdir
+        refute_output --partial "$SECRET_TEXT"
+        run "$W/grading/confine" --write "$W/$STEP_DIR" -- touch "$W/$STEP_DIR/written"
+        assert_success
+        rm "$W/$STEP_DIR/written"
+    done
+    rm -rf "$W/.git"
+}
+
 @test "GRADE_SANDBOX=bwrap where bubblewrap cannot run fails with a clear message, not without a sandbox" {
     # A bwrap that cannot make a sandbox, as where user namespaces are off.
     mkdir -p "$BATS_TEST_TMPDIR/bin"
