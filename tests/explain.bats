@@ -314,13 +314,15 @@ use_grader() {
     use_grader 04-reduction-interleaved reduction_interleaved
     # ncu's raw page for the lesson test (as tests/grading.bats fakes it):
     # the mask tree handed in, 55 warp-level shared stores per block, as the
-    # given kernel; and the learner's kernel, as nm names it.
+    # given kernel; and the learner's kernel, as the table of its module
+    # (build/PROGRAM.kernels, common/kernels.awk) names it.
     mkdir -p "$BATS_TEST_TMPDIR/tools"
     cat >"$BATS_TEST_TMPDIR/tools/ncu" <<'SCRIPT'
 #!/usr/bin/env bash
 while [ $# -gt 0 ]; do [ "$1" = --log-file ] && { printf '%b' "$FAKE_CSV" >"$2"; shift; }; shift; done
 SCRIPT
-    printf '#!/usr/bin/env bash\necho "0000000000000000 T _Z26reduce_interleaved_stridedPKiPij"\n' >"$BATS_TEST_TMPDIR/tools/nm"
+    mkdir -p "$WORKBOOK_DIR/$STEP/build"
+    printf 'kernel\tname=_Z26reduce_interleaved_stridedPKiPij\n' >"$WORKBOOK_DIR/$STEP/build/reduction_interleaved.kernels"
     chmod +x "$BATS_TEST_TMPDIR/tools"/*
     PATH=$BATS_TEST_TMPDIR/tools:$PATH
     GRADE_NCU=$BATS_TEST_TMPDIR/tools/ncu

@@ -73,8 +73,8 @@ audited_calls() {
         run $test
         assert_failure
         assert_equal "$(grep -c "made a copy of 4 bytes" <<<"$output")" 1
-        assert_line "  $copy -- in 8 of the 8 calls audited"
-        assert_line "  your sum_fake launched 2 kernels -- in 8 of the 8 calls audited"
+        assert_line "  $copy -- in 8 of the 8 plans audited"
+        assert_line "  your sum_fake launched 2 kernels -- in 8 of the 8 plans audited"
     done
     # Made once, it is said as it is.
     FAKE_OUTPUT=$(audited_calls 1 "$copy")

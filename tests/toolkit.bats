@@ -83,16 +83,19 @@ cuda_mk() {
 #!/usr/bin/env bash
 # -M (what a learner's file includes, checked before it is compiled): nothing.
 for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
-mode=link inputs=()
+mode=link inputs=() keep=""
 while [ $# -gt 0 ]; do
     case $1 in
     -o) out=$2; shift ;;
     -c) mode=compile ;;
+    --keep-dir) keep=$2; shift ;;
     *.cu | *.o) inputs+=("$1") ;;
     esac
     shift
 done
 : >"$out"
+# --keep-dir (the learner's file, kept for its module and PTX): empty ones.
+[ -z "$keep" ] || { : >"$keep/$(basename "${inputs[0]}" .cu).fatbin"; : >"$keep/none.ptx"; }
 echo "$mode $(realpath -m "$out" "${inputs[@]}" | tr '\n' ' ')" >>"$NVCC_LOG"
 SCRIPT
     chmod +x "$BATS_TEST_TMPDIR/bin/nvcc"
@@ -111,15 +114,24 @@ SCRIPT
             fail "common/$source.cu is not compiled into common/build: $(grep "/common/$source.cu" "$log")"
     done
     # Every program links every shared object of common/build and its
-    # track's, and nothing that the build did not compile (a copy of one).
-    links=$(grep '^link ' "$log")
+    # track's, and nothing that the build did not compile (a copy of one);
+    # each planner (build/PROGRAM.plan, the learner's host code) links the
+    # learner's object, which no program links.
+    planners=$(grep '^link [^ ]*\.plan ' "$log")
+    links=$(grep '^link ' "$log" | grep -v '^link [^ ]*\.plan ')
+    while read -r _ planner inputs; do
+        [[ " $inputs " == *" ${planner%.plan}.o "* ]] || fail "$planner does not link the learner's object: $inputs"
+        [[ " $inputs " == *" $copy/common/build/planner.o "* ]] || fail "$planner does not link common/build/planner.o: $inputs"
+    done <<<"$planners"
     expected=0
     for dir in "${STEP_DIRS[@]}"; do
         expected=$((expected + 1))
         [ ! -d "$WORKBOOK_DIR/solutions/$(basename "$dir")" ] || expected=$((expected + 1))
     done
     [ "$(wc -l <<<"$links")" -eq "$expected" ] || fail "$(printf '%s programs expected, linked:\n%s' "$expected" "$links")"
+    [ "$(wc -l <<<"$planners")" -eq "$expected" ] || fail "$(printf '%s planners expected, linked:\n%s' "$expected" "$planners")"
     while read -r _ program inputs; do
+        [[ " $inputs " != *" $(dirname "$program")/build/$(basename "$program").o "* ]] || fail "$program links the learner's object: $inputs"
         for source in $shared; do
             [[ " $inputs " == *" $copy/common/build/$source.o "* ]] || fail "$program does not link common/build/$source.o: $inputs"
         done

@@ -66,7 +66,14 @@ fake_toolkit_workbook() {
 #!/usr/bin/env bash
 # -M (what a learner's file includes, checked before it is compiled): nothing.
 for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
-while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+# --keep-dir (the learner's file, kept for its module and PTX): empty ones.
+keep="" source=${!#}
+while [ $# -gt 0 ]; do
+    [ "$1" = -o ] && out=$2
+    [ "$1" = --keep-dir ] && keep=$2
+    shift
+done
+[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; }
 printf '#!/usr/bin/env bash\necho "$(basename "$0"): skipped: no usable CUDA device" >&2\nexit "${FAKE_STATUS:-77}"\n' >"$out"
 chmod +x "$out"
 SCRIPT
