@@ -73,8 +73,9 @@ note_flags = $(call note_record,$(1)/flags,$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS))
 # main.cu learns its step's name and launch-audit facts from the manifest; a
 # changed entry rebuilds it (the record step-defines, like flags).
 STEP_DEFINES := -DSTEP_NAME='"$(STEP)"' -DSTEP_AUDIT='"$(STEP_AUDIT)"'
-# Goals that build nothing (print-program, help, clean) leave the records alone.
-ifneq ($(NEEDS_COMPILER),)
+# Goals that build nothing (print-program, help, clean, and those that print
+# what a build would use) leave the records alone.
+ifneq ($(filter-out print-learner-flags print-sanitize-args,$(NEEDS_COMPILER)),)
 $(call note_flags,$(BUILD))
 $(call note_flags,$(COMMON_BUILD))
 $(call note_record,$(BUILD)/step-defines,$(STEP_DEFINES))
@@ -83,7 +84,7 @@ endif
 SHARED_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACK)))
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
-.PHONY: all solution harness sanitize profile explain grade help clean print-program print-sanitize-args
+.PHONY: all solution harness sanitize profile explain grade help clean print-program print-sanitize-args print-learner-flags
 .DELETE_ON_ERROR:
 
 all: $(PROGRAM)
@@ -144,6 +145,12 @@ help:
 
 print-program:
 	@echo $(PROGRAM)
+
+# The flags the learner's file is compiled with: grading/integrity checks the
+# file compiled with these very flags, so that no macro (the list of
+# architectures, __CUDA_ARCH_LIST__, among them) tells its check from the build.
+print-learner-flags:
+	@echo '$(ALL_FLAGS)'
 
 # What the grader's sanitizer test runs the program with: the same as make sanitize.
 print-sanitize-args:
