@@ -85,7 +85,7 @@ program_path() {
 # program -- through grading/confine, WRITABLE the one folder it may change,
 # into the array CONFINE; with GPU=no, without the GPU.
 confine() {
-    CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" --write "$3")
+    CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" --write "$3" --step "$STEP")
     [ "${GPU:-yes}" = no ] || CONFINE+=(--gpu)
     CONFINE+=(--)
 }
@@ -119,7 +119,7 @@ grade_build() {
         *) ! out_of_memory || limit=$'\n'"The build ran out of memory: it may take ${GRADE_BUILD_MEMORY} MB (GRADE_BUILD_MEMORY)." ;;
         esac
         fail "$(printf '%s does not build (make %s, exit %d):\n%s%s' "$STEP" "$target" "$status" \
-            "$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" | tail -n 40)" \
+            "$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" "$STEP" | tail -n 40)" \
             "$limit")" || return
     fi
     record build "pass"
@@ -663,7 +663,7 @@ grade_integrity() {
     # It compiles the file: confined and bounded as a build is.
     GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY" "$BATS_TEST_TMPDIR"
     run "${CONFINE[@]}" "$GRADING_DIR/integrity" "$file"
-    output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")")
+    output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
     record integrity fail
     case $status in
     0) record integrity pass ;;
