@@ -161,7 +161,8 @@ valid_text() {
 why_refused() {
     local max_kb=${GRADE_HAND_IN_KB:-1024}
     if [ -L "$1" ]; then
-        echo "a symbolic link (to $(readlink "$1")): hand in the file itself"
+        # The target as bash quotes it: one line, no control character.
+        echo "a symbolic link (to $(printf '%q' "$(readlink "$1")" | cut -c1-200)): hand in the file itself"
     elif [ -p "$1" ]; then
         echo "a FIFO, not a file"
     elif [ -S "$1" ]; then
