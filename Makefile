@@ -126,7 +126,8 @@ profile:
 	$(call one_step,profile)
 	@mkdir -p results
 	set -o pipefail; { \
-	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), $$(date -u +%Y-%m-%d):"; \
+	    gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1); \
+	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $${gpu:-no GPU that nvidia-smi names}, $$(date -u +%Y-%m-%d):"; \
 	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1); \
 	} | tee $(PROFILED).new && mv $(PROFILED).new $(PROFILED) || { status=$$?; rm -f $(PROFILED).new; exit $$status; }
 

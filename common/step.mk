@@ -102,8 +102,15 @@ endif
 $(PROGRAM): $(BUILD)/exercise.o $(SHARED_OBJS)
 	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
 
+# Without solutions/ (a handout), whatever asks for the solution's program
+# (SOLUTION=1 make sanitize, profile, explain) says why it cannot be had.
+ifneq ($(wildcard $(SOLUTION_SRC)),)
 $(PROGRAM)_solution: $(BUILD)/solution.o $(BEYOND_OBJS) $(SHARED_OBJS)
 	$(NVCC) $(ALL_FLAGS) -o $@ $^ $(CUDA_LDFLAGS) $(LDLIBS)
+else
+$(PROGRAM)_solution:
+	@echo "$(STEP): no reference solution in this copy ($(SOLUTION_SRC) is not there): SOLUTION=1 has nothing to run" >&2; exit 1
+endif
 
 # The learner's file may include the workbook's headers, the toolkit's and the
 # system's, and nothing else: checked first, from the preprocessor's own list.
