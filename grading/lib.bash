@@ -323,31 +323,9 @@ grade_check_timed() {
     record check-timed pass
 }
 
-# The sizes that catch the usual mistakes of a reduction, for one block size
-# b: tiny ones; one short of, at and one past b, 2b and 4b elements (what a
-# block sums per level or per trip: b in steps 04-05, 2b from step 06 on, 4b
-# in a trip of 08's solution); odd ones; and several times the L2 cache.
-reduction_sizes() {
-    local b=$1 k
-    {
-        printf '%s\n' 1 2 31 32 33 255 256 257 511 512 513 1000 65537 1000003 16777217 67108864
-        for k in 1 2 4; do printf '%s\n' $((k * b - 1)) $((k * b)) $((k * b + 1)); done
-    } | sort -nu
-}
-
-# The sizes for matrix multiplication: tiny, around a tile or block of 16 and
-# 32, odd ones, and the timed size.
-matmul_sizes() {
-    printf '%s\n' 1 2 15 16 17 31 32 33 100 257 1000 1023 2048
-}
-
 # check_sizes BLOCK: the sizes a step's correctness tests check, by its track.
 check_sizes() {
-    case $(step_setting track) in
-    reduction) reduction_sizes "$1" ;;
-    matmul) matmul_sizes ;;
-    *) echo "check_sizes: $STEP has no track in $MANIFEST" >&2; return 1 ;;
-    esac
+    step_check_sizes "$STEP" "$1"
 }
 
 # ---------------------------------------------------------------------------
