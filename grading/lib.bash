@@ -80,12 +80,12 @@ program_path() {
 # The tests' bodies
 # ---------------------------------------------------------------------------
 
-# confine SECONDS MEGABYTES WRITABLE: the command that runs what follows it
+# confine SECONDS MEGABYTES [WRITABLE]: the command that runs what follows it
 # -- a command of the learner's: its build, its program, a tool on its
-# program -- through grading/confine, WRITABLE the one folder it may change,
-# into the array CONFINE; with GPU=no, without the GPU.
+# program -- through grading/confine, WRITABLE the one folder or file it may
+# change (none without), into the array CONFINE; with GPU=no, without the GPU.
 confine() {
-    CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" --write "$3" --step "$STEP")
+    CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" ${3:+--write "$3"} --step "$STEP")
     [ "${GPU:-yes}" = no ] || CONFINE+=(--gpu)
     CONFINE+=(--)
 }
@@ -161,7 +161,9 @@ run_program() {
     local file
     file=$(mktemp "$BATS_TEST_TMPDIR/records.XXXXXX")
     mkdir -p "$GRADE_RESULTS"
-    confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    # It may write its records file, and nothing else of this machine's but
+    # its own bounded /tmp: no run can fill the disk under the others.
+    confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
     run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" "$@"
     # What the program left: read only as the regular file it was made, and
     # no more of it than records can fill (a link, a FIFO or a device in its
@@ -639,7 +641,7 @@ grade_integrity() {
     why=$(why_refused "$file")
     [ -z "$why" ] || { fail "not checked: $(basename "$file") is $why"; return; }
     # It compiles the file: confined and bounded as a build is.
-    GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY" "$BATS_TEST_TMPDIR"
+    GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY"  # it writes only in its /tmp
     run "${CONFINE[@]}" "$GRADING_DIR/integrity" "$file"
     output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
     record integrity fail

@@ -281,6 +281,25 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
     rm -rf "$W/.git"
 }
 
+@test "a run given one file to write writes that file and no other: no run can fill the disk beside it" {
+    "$W/grading/confine" --check >/dev/null || skip "no sandbox here: $("$W/grading/confine" --check)"
+    local records=$BATS_TEST_TMPDIR/records.txt
+    : >"$records"
+    # Beside it (here under /tmp) it writes into its own /tmp, bounded and
+    # gone when it ends; nothing reaches this machine's folder.
+    run "$W/grading/confine" --write "$records" -- sh -c "echo record >'$records'; echo more >'$BATS_TEST_TMPDIR/other'"
+    assert_equal "$(cat "$records")" record
+    assert [ ! -e "$BATS_TEST_TMPDIR/other" ]
+    run "$W/grading/confine" --write "$records" -- sh -c "echo more >'$W/$STEP_DIR/other'"
+    assert_failure
+    assert [ ! -e "$W/$STEP_DIR/other" ]
+    # A link is no file to write.
+    ln -s "$records" "$BATS_TEST_TMPDIR/link"
+    run "$W/grading/confine" --write "$BATS_TEST_TMPDIR/link" -- true
+    assert_failure 2
+    assert_output --partial "no such folder or regular file"
+}
+
 @test "GRADE_SANDBOX=bwrap where bubblewrap cannot run fails with a clear message, not without a sandbox" {
     # A bwrap that cannot make a sandbox, as where user namespaces are off.
     mkdir -p "$BATS_TEST_TMPDIR/bin"
