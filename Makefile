@@ -65,10 +65,12 @@ test:
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CORES)) all || exit; \
 	tests/run --since $$start
 
+# The options, gathered first: make shows the command as one line.
+GRADE_OPTIONS = $(strip $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \
+    $(if $(JOBS),--jobs "$(JOBS)") $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
+    $(if $(CLASSROOM),--classroom "$(CLASSROOM)"))
 grade:
-	grading/grade $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) $(if $(JOBS),--jobs "$(JOBS)") \
-	    $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
-	    $(if $(CLASSROOM),--classroom "$(CLASSROOM)")
+	grading/grade $(GRADE_OPTIONS)
 
 # Without solutions/ (a copy handed out to a class), bench, calibrate and
 # test-mutants have nothing to run: they say so and succeed.
