@@ -7,11 +7,12 @@
 #
 # A message starts at a line that names its place -- "file:12:5: error:",
 # "In file included from file:3", an assembler's "file:12: Error:", nvcc's
-# "file(12): error:" -- and runs on over the indented lines after it. Its
+# "file(12): error:", a tool's "file.cu: ..." about a source file -- and runs
+# on over the indented lines after it. Its
 # file (relative to BASE, default: here, followed through links) must lie in
 # WORKBOOK and be one a learner of STEP has (common/handed-out.bash; without
-# STEP, any but the answers). The tools' own lines (make, nvcc, ptxas, ...)
-# pass. Any other line, and the message it starts, is left out: what is not
+# STEP, any but the answers). The tools' own lines (make, nvcc, ptxas, the
+# compilers' "cc1plus: out of memory", ...) pass. Any other line, and the message it starts, is left out: what is not
 # known to be harmless is not quoted. Each left-out run of lines leaves one
 # line saying so; `make` in the step's folder shows them all.
 set -u
@@ -46,10 +47,18 @@ classify() {
                 printf "place\037%s\037%s\n", substr(rest, 1, RSTART - 1), line
                 next
             }
+            # A line that starts with a source file, as a tool names the one it
+            # speaks of ("file.cu: the preprocessor failed", "file.cu includes ...").
+            if (match(rest, /^[^ \t:]+\.(cu|cuh|h|hpp|c|cc|cpp|ptx):?[ \t]/)) {
+                path = substr(rest, 1, RLENGTH - 1)
+                sub(/:$/, "", path)
+                printf "place\037%s\037%s\n", path, line
+                next
+            }
         }
         if (line ~ /^[ \t]/ || line == "")
             printf "more\037\037%s\n", line
-        else if (line ~ /^(make|nvcc|ptxas|nvlink|fatbinary|cudafe\+\+|check-includes)[:\[ ]/ ||
+        else if (line ~ /^(make|nvcc|ptxas|nvlink|fatbinary|cudafe\+\+|cicc|cc1plus|cc1|gcc|g\+\+|c\+\+|collect2|check-includes)[:\[ ]/ ||
                  line ~ /^[0-9]+ errors? detected in the compilation of / || line == "compilation terminated.")
             printf "tool\037\037%s\n", line
         else
