@@ -120,16 +120,15 @@ refute_secret_anywhere() {
 }
 
 @test "a message is quoted only about a file the learner's step has; any other, or of unknown form, is left out" {
-    local later honest
+    local later
     later=$(basename "${STEP_DIRS[1]}")
-    honest=$(ls "$W"/tests/honest/*.cu | head -n 1)
     {
         printf '%s:3:1: error: expected something\n  3 | %s\n    | ^\n' "$SECRET" "$SECRET_TEXT"
         # A path with a colon in it, as /sys has: still a place, still outside.
         printf '/sys/devices/pci0000:00/../../..%s:1: Error: no such instruction: `%s'"'"'\n' "$SECRET" "$SECRET_TEXT"
         printf '{standard input}: Assembler messages:\n'
         # The workbook's answers: the honest variants, a later step's main.cu.
-        printf '../tests/honest/%s:3: Error: `honest line'"'"'\n' "$(basename "$honest")"
+        printf '../tests/honest/01-any.cu:3: Error: `honest line'"'"'\n'
         printf '../%s/main.cu:4: Error: `later line'"'"'\n' "$later"
         printf 'an unknown line\n'
         printf 'make: *** [x] Error 1\n'
@@ -157,6 +156,7 @@ refute_secret_anywhere() {
 @test "an assembler's .include in host code quotes nothing of the file it names, with or without the sandbox" {
     # An answer among the workbook's tests, as tests/honest holds them.
     local answer=$W/tests/honest/99-planted.cu token=PLANTED-ANSWER-TOKEN-777 sandbox target
+    mkdir -p "$W/tests/honest"  # a handout has none of its own
     echo "int x = 1; // $token" >"$answer"
     for sandbox in none auto; do
         for target in "$SECRET" "/sys/devices/pci0000:00/../../..$SECRET" "$answer"; do
@@ -172,9 +172,10 @@ refute_secret_anywhere() {
 
 @test "with --step, a confined command sees none of what a learner of that step lacks: later steps, answers among the tests" {
     "$W/grading/confine" --check >/dev/null || skip "no sandbox here: $("$W/grading/confine" --check)"
-    local later honest
+    local later honest=$W/tests/honest/99-planted.cu
     later=$(basename "${STEP_DIRS[1]}")
-    honest=$(ls "$W"/tests/honest/*.cu | head -n 1)
+    mkdir -p "$W/tests/honest"  # a handout has none of its own
+    echo "__global__ void planted() {}" >"$honest"
     run "$W/grading/confine" --step "$STEP_DIR" -- cat "$W/$later/main.cu"
     assert_failure
     refute_output --partial "__global__"
@@ -192,6 +193,7 @@ refute_secret_anywhere() {
     run "$W/grading/confine" --step "$later" -- cat "$W/$later/main.cu"
     assert_success
     assert_output --partial "__global__"
+    rm "$honest"
 }
 
 @test "#include \"/dev/zero\" stops at the build's memory limit, with a message naming it" {
