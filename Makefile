@@ -65,10 +65,12 @@ test:
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CORES)) all || exit; \
 	tests/run --since $$start
 
+# The options, gathered first: make shows the command as one line.
+GRADE_OPTIONS = $(strip $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \
+    $(if $(JOBS),--jobs "$(JOBS)") $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
+    $(if $(CLASSROOM),--classroom "$(CLASSROOM)"))
 grade:
-	grading/grade $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) $(if $(JOBS),--jobs "$(JOBS)") \
-	    $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
-	    $(if $(CLASSROOM),--classroom "$(CLASSROOM)")
+	grading/grade $(GRADE_OPTIONS)
 
 # Without solutions/ (a copy handed out to a class), bench, calibrate and
 # test-mutants have nothing to run: they say so and succeed.
@@ -126,7 +128,8 @@ profile:
 	$(call one_step,profile)
 	@mkdir -p results
 	set -o pipefail; { \
-	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), $$(date -u +%Y-%m-%d):"; \
+	    gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1); \
+	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $${gpu:-no GPU that nvidia-smi names}, $$(date -u +%Y-%m-%d):"; \
 	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1); \
 	} | tee $(PROFILED).new && mv $(PROFILED).new $(PROFILED) || { status=$$?; rm -f $(PROFILED).new; exit $$status; }
 

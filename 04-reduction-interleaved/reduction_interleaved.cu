@@ -22,8 +22,9 @@ __global__ void reduce_interleaved_strided(const int *in, int *out, unsigned int
     __syncthreads();
 
     for (unsigned int s = 1; s < blockDim.x; s *= 2) {
-        // TODO: thread tid takes the pair of level s that starts at index 2 * s * tid,
-        //       if that pair lies inside the block: partial[index] += partial[index + s].
+        // TODO: thread tid takes the tid-th pair of level s (README.md, "Renumber
+        //       the work"), if that pair lies inside the block, and adds its
+        //       second element into its first.
         // TODO: wait until every thread of the block has finished this level.
     }
     if (tid == 0)

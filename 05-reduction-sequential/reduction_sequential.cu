@@ -21,9 +21,9 @@ __global__ void reduce_sequential(const int *in, int *out, unsigned int n)
     partial[tid] = (i < n) ? in[i] : 0;  // past the end, add nothing
     __syncthreads();
 
-    // TODO: one level per stride s = blockDim.x / 2, blockDim.x / 4, ..., 1:
-    //       threads tid < s add partial[tid + s] into partial[tid],
-    //       and the whole block waits before the next level.
+    // TODO: the levels of the sequential tree (README.md, "Sequential
+    //       addressing"): at each, the upper half of the live values is added
+    //       onto the lower half, and the whole block waits before the next.
 
     if (tid == 0)
         out[blockIdx.x] = partial[0];

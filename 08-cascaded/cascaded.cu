@@ -20,10 +20,12 @@ __global__ void reduce_cascaded(const int *in, int *sum, unsigned int n)
     unsigned int tid = threadIdx.x;
 
     int v = 0;
-    // TODO: the sequential part. Thread tid of block b starts at element
-    //       b * BLOCK + tid (or a multiple of that, if it loads several per
-    //       trip) and strides by the whole grid's width until it passes n,
-    //       adding each element into v. Every element exactly once, whatever n.
+    // TODO: the sequential part. Each block takes a stretch of the input per
+    //       trip (BLOCK elements if each thread loads one, E * BLOCK if each
+    //       loads E); thread tid starts at its own place in its block's first
+    //       stretch and strides by what the whole grid takes per trip until it
+    //       passes n, adding each element into v. Every element exactly once,
+    //       whatever n.
 
     // The tree of step 07, once per block; one atomic per block into the total.
     v = block_sum<BLOCK>(v, partial);

@@ -36,10 +36,16 @@ errors=$(mktemp)
 trap 'rm -f "$errors"' EXIT
 # inside PATH: whether PATH (a file, or one not found) lies in an allowed folder.
 me=$(readlink -f "$file")
+# Of the workbook's own headers, only those a learner of the file's step has
+# (common/handed-out.bash: block_sum.cuh, step 07's answer, from step 08 on).
+source "$common/handed-out.bash"
+step=$(basename "$(dirname "$me")")
+[[ $step =~ ^[0-9][0-9]- ]] || step=99
 inside() {
     local real dir
     real=$(readlink -m "$1")
     [ "$real" = "$me" ] && return 0
+    case $real in "$workbook"/*) handed_out "${step:0:2}" "${real#"$workbook"/}" || return 1 ;; esac
     for dir in "${allowed[@]}"; do
         case $real in "$dir"/*) return 0 ;; esac
     done
@@ -60,7 +66,7 @@ if [ "$status" -ne 0 ]; then
     done < <(sed -nE 's/.*fatal error: (.*): No such file or directory$/\1/p' "$errors")
     if [ ${#outside[@]} -eq 0 ]; then
         echo "$(basename "$file"): the preprocessor failed (exit $status):" >&2
-        "$common/quote-workbook.sh" "$workbook" "$(dirname "$file")" <"$errors" >&2
+        "$common/quote-workbook.sh" "$workbook" "$(dirname "$file")" "$step" <"$errors" >&2
         exit 1
     fi
 fi
@@ -77,7 +83,7 @@ if [ ${#outside[@]} -gt 0 ]; then
     {
         echo "$(basename "$file") includes what is not part of a hand-in, so it was not compiled:"
         printf '  %s\n' "${outside[@]}"
-        echo "A step's file may include the workbook's headers (common/: \"reduction.h\", \"matmul.h\"), the CUDA toolkit's and the system's; nothing else."
+        echo "A step's file may include the workbook's headers that its step is handed (common/: \"reduction.h\", \"matmul.h\"; not a later step's answer), the CUDA toolkit's and the system's; nothing else."
     } >&2
     exit 1
 fi

@@ -29,6 +29,7 @@ esac
 
 WORKBOOK_DIR=$(cd "$(dirname "$0")/.." && pwd)
 missing=()  # what grading needs and is not there, by name
+absent=()   # what a GPU machine would need, noted where there is no GPU
 no_gpu=0
 
 # One line per check: its verdict, what was found; the fix on the next line.
@@ -159,8 +160,12 @@ echo
 echo "make sanitize, make profile, make bench"
 if sanitizer=$(find_tool compute-sanitizer); then
     ok compute-sanitizer "$sanitizer, $("$sanitizer" --version 2>/dev/null | sed -n 's/.*Version \(.*\)/\1/p' | head -n 1)"
+elif [ "$no_gpu" = 0 ]; then
+    # With a GPU, the grader's sanitizer test needs it: without, it skips and scores nothing.
+    needed compute-sanitizer "not found: make sanitize and the grader's sanitizer test cannot run" "it comes with the CUDA toolkit (the cuda-sanitizer package), beside nvcc"
 else
     note compute-sanitizer "not found: make sanitize cannot run" "it comes with the CUDA toolkit (the cuda-sanitizer package), beside nvcc"
+    absent+=(compute-sanitizer)
 fi
 if ncu=$(find_tool ncu); then
     ok ncu "$ncu, $("$ncu" --version 2>/dev/null | sed -n 's/.*Version \([^ ]*\).*/\1/p' | head -n 1)"
@@ -177,8 +182,12 @@ if ncu=$(find_tool ncu); then
             note counters "ncu did not profile a run: $(tail -n 1 <<<"$counters")" "run ncu on a program by hand to see why"
         fi
     fi
+elif [ "$no_gpu" = 0 ]; then
+    # With a GPU, the grader's lesson test needs it: without, it skips and scores nothing.
+    needed ncu "not found: make profile and the grader's lesson test cannot run" "it comes with the CUDA toolkit (Nsight Compute), or apt-get install nsight-compute"
 else
     note ncu "not found: make profile cannot run" "it comes with the CUDA toolkit (Nsight Compute), or apt-get install nsight-compute"
+    absent+=(ncu)
 fi
 # The grader's sandbox: optional, but what a class's grading should have.
 if sandbox=$("$WORKBOOK_DIR/grading/confine" --check 2>&1); then
@@ -201,7 +210,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
 fi
 if [ "$no_gpu" = 1 ]; then
-    echo "doctor: no usable GPU: the programs and the grader's GPU tests cannot run here; nothing else is missing (exit 77)"
+    also=""
+    [ ${#absent[@]} -eq 0 ] || also="; a GPU machine would need $(printf '%s, ' "${absent[@]}" | sed 's/, $//') as well (notes above)"
+    echo "doctor: no usable GPU: the programs and the grader's GPU tests cannot run here; nothing else is missing for the build and the host tests$also (exit 77)"
     exit 77
 fi
 echo "doctor: everything grading needs is here"

@@ -48,16 +48,9 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
     files=$(find . -type f -not -path '*/build/*' -not -path './results/*' -not -path './.git/*' | sed 's|^\./||')
 fi
-keep() {
-    local path=$1 n
-    case $path in
-    solutions/* | tests/mutants/* | tests/honest/* | tests/explain/* | tests/fixtures/explain/* | .dev/* | .tools/*) return 1 ;;
-    common/block_sum.cuh) [ "$step" \> 07 ] ;;  # only step 08 includes it
-    common/micro/*) [ "$step" \> 07 ] ;;       # it holds steps 06's and 07's kernels
-    [0-9][0-9]-*/*) n=${path%%-*}; [ ! "$n" \> "$step" ] ;;
-    *) return 0 ;;
-    esac
-}
+# What a learner of the step has: common/handed-out.bash, the one rule.
+source "$root/common/handed-out.bash"
+keep() { handed_out "$step" "$1"; }
 mkdir -p "$dest" || exit 2
 while IFS= read -r path; do
     [ -f "$path" ] || continue

@@ -5,11 +5,13 @@
 # table as its program printed it, the GPU, the size, the block, the date.
 # The top-level README's <!-- bench:progression --> block gets the
 # progression table that make bench printed; the atomics table, each step's
-# last make profile and make bench-sweep go into their blocks too (below).
+# last make profile and make bench-sweep go into their blocks too (below),
+# and each step's pass conditions, from steps.conf, into its <!-- pass:NN -->
+# block, with or without a log.
 # Called by `make readme-figures`; the figures in the READMEs come from here,
 # never from hand-copied numbers.
 # A log without a single timed kernel (a run that found no GPU, say) changes
-# nothing and exits 1.
+# no figure and exits 1.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 OPTIONS_NAME="readme-figures"
@@ -18,20 +20,37 @@ case ${1:-} in -h | --help) usage; exit 0 ;; -*) die "unknown option '$1' (try -
 [ $# -le 2 ] || die "too many arguments (try --help)"
 log=${1:-$root/results/bench.log}
 [ -n "${2:-}" ] && root=$2  # another copy of the workbook (the tests use one)
-[ -f "$log" ] || { echo "readme-figures: no $log: run make bench first" >&2; exit 1; }
-grep -q $'^device\t' "$log" && grep -q $'^time\t' "$log" || {
-    echo "readme-figures: $log holds no timed kernel (did make bench find no GPU?): no README was changed" >&2
-    exit 1
-}
 
-# fill_block README OPEN CLOSE TEXT: TEXT, as a code block, between the lines
-# OPEN and CLOSE of README (whatever stood there before goes).
-fill_block() {
+# fill_text README OPEN CLOSE TEXT: TEXT between the lines OPEN and CLOSE of
+# README (whatever stood there before goes); fill_block: as a code block.
+fill_text() {
     awk -v opening="$2" -v closing="$3" -v text="$4" '
-    $0 == opening { print; print "```"; print text; print "```"; skip = 1; next }
+    $0 == opening { print; print text; skip = 1; next }
     $0 == closing { skip = 0 }
     !skip' "$1" >"$1.new" && mv "$1.new" "$1" ||
         { rm -f "$1.new"; echo "readme-figures: could not rewrite $1: it was left as it was" >&2; exit 1; }
+}
+fill_block() { fill_text "$1" "$2" "$3" "$(printf '```\n%s\n```' "$4")"; }
+
+# What the grader checks for each step, from steps.conf (pass-conditions.sh),
+# into its README's <!-- pass:NN --> block: no GPU needed, so it is written
+# whatever the log holds.
+if [ -f "$root/steps.conf" ]; then
+    for readme in "$root"/[0-9][0-9]-*/README.md; do
+        number=$(basename "$(dirname "$readme")"); number=${number%%-*}
+        grep -q "^<!-- pass:$number -->$" "$readme" || continue
+        conditions=$("$(dirname "$0")/pass-conditions.sh" "$number" "$root") ||
+            { echo "readme-figures: step $number's pass conditions could not be read: its README stays as it is" >&2; continue; }
+        before=$(cat "$readme")
+        fill_text "$readme" "<!-- pass:$number -->" "<!-- /pass -->" "$(printf '\n%s\n' "$conditions")"
+        [ "$before" = "$(cat "$readme")" ] || echo "updated $readme (pass conditions)" >&2
+    done
+fi
+
+[ -f "$log" ] || { echo "readme-figures: no $log: run make bench first" >&2; exit 1; }
+grep -q $'^device\t' "$log" && grep -q $'^time\t' "$log" || {
+    echo "readme-figures: $log holds no timed kernel (did make bench find no GPU?): no figure was changed" >&2
+    exit 1
 }
 
 for readme in "$root"/[0-9][0-9]-*/README.md; do

@@ -73,8 +73,9 @@ note_flags = $(call note_record,$(1)/flags,$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS))
 # main.cu learns its step's name and launch-audit facts from the manifest; a
 # changed entry rebuilds it (the record step-defines, like flags).
 STEP_DEFINES := -DSTEP_NAME='"$(STEP)"' -DSTEP_AUDIT='"$(STEP_AUDIT)"'
-# Goals that build nothing (print-program, help, clean) leave the records alone.
-ifneq ($(NEEDS_COMPILER),)
+# Goals that build nothing (print-program, help, clean, and those that print
+# what a build would use) leave the records alone.
+ifneq ($(filter-out print-learner-flags print-sanitize-args,$(NEEDS_COMPILER)),)
 $(call note_flags,$(BUILD))
 $(call note_flags,$(COMMON_BUILD))
 $(call note_record,$(BUILD)/step-defines,$(STEP_DEFINES))
@@ -84,7 +85,7 @@ SHARED_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COM
 PLANNER_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(PLANNER_SOURCES)))
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
-.PHONY: all solution harness sanitize profile explain grade help clean print-program print-sanitize-args
+.PHONY: all solution harness sanitize profile explain grade help clean print-program print-sanitize-args print-learner-flags
 .DELETE_ON_ERROR:
 
 all: $(PROGRAM)
@@ -109,8 +110,15 @@ endif
 $(PROGRAM): $(SHARED_OBJS) $(BUILD)/$(PROGRAM).plan
 	$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
 
+# Without solutions/ (a handout), whatever asks for the solution's program
+# (SOLUTION=1 make sanitize, profile, explain) says why it cannot be had.
+ifneq ($(wildcard $(SOLUTION_SRC)),)
 $(PROGRAM)_solution: $(SHARED_OBJS) $(BEYOND_OBJS) $(BUILD)/$(PROGRAM)_solution.plan
 	$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(BEYOND_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
+else
+$(PROGRAM)_solution:
+	@echo "$(STEP): no reference solution in this copy ($(SOLUTION_SRC) is not there): SOLUTION=1 has nothing to run" >&2; exit 1
+endif
 
 # The planner may call only what planner.cpp defines of the CUDA runtime: a
 # call it lacks is an undefined reference, which the link names.
@@ -174,8 +182,15 @@ help:
 print-program:
 	@echo $(PROGRAM)
 
-# What the grader's sanitizer test runs the program with, a run a line: the
-# same as make sanitize.
+# Without solutions/ (a handout), whatever asks for the solution's program
+# (SOLUTION=1 make sanitize, profile, explain) says why it cannot be had.
+ifneq ($(wildcard $(SOLUTION_SRC)),)
+$(PROGRAM)_solution: $(SHARED_OBJS) $(BEYOND_OBJS) $(BUILD)/$(PROGRAM)_solution.plan
+	$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(BEYOND_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
+else
+$(PROGRAM)_solution:
+	@echo "$(STEP): no reference solution in this copy ($(SOLUTION_SRC) is not there): SOLUTION=1 has nothing to run" >&2; exit 1
+endif
 print-sanitize-args:
 	@echo '$(SANITIZE_RUNS)' | tr ';' '\n'
 

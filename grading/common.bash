@@ -1,11 +1,39 @@
 # common.bash: what the grading scripts share that needs no bats: the steps'
-# tests written from the manifest, reading the programs' records, choosing and
+# tests written from the manifest and the sizes they check, reading the programs' records, choosing and
 # reading thresholds. Sourced by lib.bash (the tests), grade, report, batch
 # and calibrate.
 
 GRADING_DIR=${GRADING_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 source "$(dirname "${BASH_SOURCE[0]}")/../common/manifest.bash"
 RECORDS_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../common" && pwd)/records.awk"
+
+# The sizes that catch the usual mistakes of a reduction, for one block size
+# b: tiny ones; one short of, at and one past b, 2b and 4b elements (what a
+# block sums per level or per trip: b in steps 04-05, 2b from step 06 on, 4b
+# in a trip of 08's solution); odd ones; and several times the L2 cache.
+reduction_sizes() {
+    local b=$1 k
+    {
+        printf '%s\n' 1 2 31 32 33 255 256 257 511 512 513 1000 65537 1000003 16777217 67108864
+        for k in 1 2 4; do printf '%s\n' $((k * b - 1)) $((k * b)) $((k * b + 1)); done
+    } | sort -nu
+}
+
+# The sizes for matrix multiplication: tiny, around a tile or block of 16 and
+# 32, odd ones, and the timed size.
+matmul_sizes() {
+    printf '%s\n' 1 2 15 16 17 31 32 33 100 257 1000 1023 2048
+}
+
+# step_check_sizes STEP BLOCK: the sizes a step's correctness tests check
+# with that block, by its track. Status 1 for a step with no track.
+step_check_sizes() {
+    case $(step_field "$1" track) in
+    reduction) reduction_sizes "$2" ;;
+    matmul) matmul_sizes ;;
+    *) echo "step_check_sizes: $1 has no track in $MANIFEST" >&2; return 1 ;;
+    esac
+}
 
 # write_step_tests STEP DIR: write DIR/STEP.bats, the step's tests, from its
 # entry in steps.conf: it builds; it is right with every block size of its
@@ -161,7 +189,8 @@ valid_text() {
 why_refused() {
     local max_kb=${GRADE_HAND_IN_KB:-1024}
     if [ -L "$1" ]; then
-        echo "a symbolic link (to $(readlink "$1")): hand in the file itself"
+        # The target as bash quotes it: one line, no control character.
+        echo "a symbolic link (to $(printf '%q' "$(readlink "$1")" | cut -c1-200)): hand in the file itself"
     elif [ -p "$1" ]; then
         echo "a FIFO, not a file"
     elif [ -S "$1" ]; then

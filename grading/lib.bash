@@ -80,12 +80,12 @@ program_path() {
 # The tests' bodies
 # ---------------------------------------------------------------------------
 
-# confine SECONDS MEGABYTES WRITABLE: the command that runs what follows it
+# confine SECONDS MEGABYTES [WRITABLE]: the command that runs what follows it
 # -- a command of the learner's: its build, its program, a tool on its
-# program -- through grading/confine, WRITABLE the one folder it may change,
-# into the array CONFINE; with GPU=no, without the GPU.
+# program -- through grading/confine, WRITABLE the one folder or file it may
+# change (none without), into the array CONFINE; with GPU=no, without the GPU.
 confine() {
-    CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" --write "$3")
+    CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" ${3:+--write "$3"} --step "$STEP")
     [ "${GPU:-yes}" = no ] || CONFINE+=(--gpu)
     CONFINE+=(--)
 }
@@ -119,7 +119,7 @@ grade_build() {
         *) ! out_of_memory || limit=$'\n'"The build ran out of memory: it may take ${GRADE_BUILD_MEMORY} MB (GRADE_BUILD_MEMORY)." ;;
         esac
         fail "$(printf '%s does not build (make %s, exit %d):\n%s%s' "$STEP" "$target" "$status" \
-            "$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" | tail -n 40)" \
+            "$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" "$STEP" | tail -n 40)" \
             "$limit")" || return
     fi
     record build "pass"
@@ -161,7 +161,9 @@ run_program() {
     local file
     file=$(mktemp "$BATS_TEST_TMPDIR/records.XXXXXX")
     mkdir -p "$GRADE_RESULTS"
-    confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    # It may write its records file, and nothing else of this machine's but
+    # its own bounded /tmp: no run can fill the disk under the others.
+    confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
     run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" "$@"
     # What the program left: read only as the regular file it was made, and
     # no more of it than records can fill (a link, a FIFO or a device in its
@@ -307,31 +309,9 @@ grade_check_timed() {
     record check-timed pass
 }
 
-# The sizes that catch the usual mistakes of a reduction, for one block size
-# b: tiny ones; one short of, at and one past b, 2b and 4b elements (what a
-# block sums per level or per trip: b in steps 04-05, 2b from step 06 on, 4b
-# in a trip of 08's solution); odd ones; and several times the L2 cache.
-reduction_sizes() {
-    local b=$1 k
-    {
-        printf '%s\n' 1 2 31 32 33 255 256 257 511 512 513 1000 65537 1000003 16777217 67108864
-        for k in 1 2 4; do printf '%s\n' $((k * b - 1)) $((k * b)) $((k * b + 1)); done
-    } | sort -nu
-}
-
-# The sizes for matrix multiplication: tiny, around a tile or block of 16 and
-# 32, odd ones, and the timed size.
-matmul_sizes() {
-    printf '%s\n' 1 2 15 16 17 31 32 33 100 257 1000 1023 2048
-}
-
 # check_sizes BLOCK: the sizes a step's correctness tests check, by its track.
 check_sizes() {
-    case $(step_setting track) in
-    reduction) reduction_sizes "$1" ;;
-    matmul) matmul_sizes ;;
-    *) echo "check_sizes: $STEP has no track in $MANIFEST" >&2; return 1 ;;
-    esac
+    step_check_sizes "$STEP" "$1"
 }
 
 # ---------------------------------------------------------------------------
@@ -674,9 +654,9 @@ grade_integrity() {
     why=$(why_refused "$file")
     [ -z "$why" ] || { fail "not checked: $(basename "$file") is $why"; return; }
     # It compiles the file: confined and bounded as a build is.
-    GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY" "$BATS_TEST_TMPDIR"
+    GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY"  # it writes only in its /tmp
     run "${CONFINE[@]}" "$GRADING_DIR/integrity" "$file"
-    output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")")
+    output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
     record integrity fail
     case $status in
     0) record integrity pass ;;

@@ -41,10 +41,12 @@ grade_step() {
         --junit "$R/junit.xml" --gradescope "$R/gradescope.json" --classroom "$R/classroom.json" "$@"
 }
 
-# The secret in none of what the run printed, nor in any file it wrote.
+# The secret in none of what the run printed, nor in any file it wrote, in
+# any case (an assembler quotes a line with its first letter lowered).
 refute_secret_anywhere() {
-    refute_output --partial "$SECRET_TEXT"
-    run grep -rl "$SECRET_TEXT" "$R"
+    local text=${1:-$SECRET_TEXT}
+    [[ ${output,,} != *"${text,,}"* ]] || fail "the output holds $text: $output"
+    run grep -rli -- "$text" "$R"
     assert_failure 1
 }
 
@@ -117,17 +119,81 @@ refute_secret_anywhere() {
     assert_output --partial "$other/main.cu"
 }
 
-@test "a message about a file outside the workbook is left out of what a learner sees" {
-    printf 'ok line\n%s:3:1: error: expected something\n  3 | %s\n    | ^\nmake: *** [x] Error 1\n' \
-        "$SECRET" "$SECRET_TEXT" >"$BATS_TEST_TMPDIR/messages"
-    printf '%s(12): error: quoted\n  %s\n' "$W/common/harness.h" "harness line" >>"$BATS_TEST_TMPDIR/messages"
-    run "$W/common/quote-workbook.sh" "$W" "$W/$STEP_DIR" <"$BATS_TEST_TMPDIR/messages"
+@test "a message is quoted only about a file the learner's step has; any other, or of unknown form, is left out" {
+    local later
+    later=$(basename "${STEP_DIRS[1]}")
+    {
+        printf '%s:3:1: error: expected something\n  3 | %s\n    | ^\n' "$SECRET" "$SECRET_TEXT"
+        # A path with a colon in it, as /sys has: still a place, still outside.
+        printf '/sys/devices/pci0000:00/../../..%s:1: Error: no such instruction: `%s'"'"'\n' "$SECRET" "$SECRET_TEXT"
+        printf '{standard input}: Assembler messages:\n'
+        # The workbook's answers: the honest variants, a later step's main.cu.
+        printf '../tests/honest/01-any.cu:3: Error: `honest line'"'"'\n'
+        printf '../%s/main.cu:4: Error: `later line'"'"'\n' "$later"
+        printf 'an unknown line\n'
+        printf 'make: *** [x] Error 1\n'
+        printf '%s(12): error: quoted\n  %s\n' "$W/common/harness.h" "harness line"
+        printf '%s.cu(7): error: mine\n  %s\n' "$PROGRAM" "my line"
+    } >"$BATS_TEST_TMPDIR/messages"
+    run "$W/common/quote-workbook.sh" "$W" "$W/$STEP_DIR" "$STEP_DIR" <"$BATS_TEST_TMPDIR/messages"
     assert_success
     refute_output --partial "$SECRET_TEXT"
-    assert_line "[a message about $SECRET is left out: that file is not part of the workbook]"
+    refute_output --partial "honest line"
+    refute_output --partial "later line"
+    refute_output --partial "an unknown line"
+    # The secret's message (3 lines), the colon's, the assembler's heading, the
+    # honest variant's, the later step's and the unknown line: 8 in a row.
+    assert_line "[8 line(s) about other files, or of unknown form, left out: make in the step's folder shows them]"
     assert_line "make: *** [x] Error 1"
     assert_line "  harness line"
-    assert_line "ok line"
+    assert_line "  my line"
+    # The later step's file is one a learner of that step has.
+    run "$W/common/quote-workbook.sh" "$W" "$W/$STEP_DIR" "$later" <"$BATS_TEST_TMPDIR/messages"
+    assert_output --partial "later line"
+    refute_output --partial "honest line"
+}
+
+@test "an assembler's .include in host code quotes nothing of the file it names, with or without the sandbox" {
+    # An answer among the workbook's tests, as tests/honest holds them.
+    local answer=$W/tests/honest/99-planted.cu token=PLANTED-ANSWER-TOKEN-777 sandbox target
+    mkdir -p "$W/tests/honest"  # a handout has none of its own
+    echo "int x = 1; // $token" >"$answer"
+    for sandbox in none auto; do
+        for target in "$SECRET" "/sys/devices/pci0000:00/../../..$SECRET" "$answer"; do
+            { cat "$EXERCISE.orig"; printf '#ifndef __CUDA_ARCH__\n__asm__(".include \\"%s\\"");\n#endif\n' "$target"; } >"$EXERCISE"
+            GRADE_SANDBOX=$sandbox grade_step
+            assert_line --regexp "^$STEP_DIR +fail "
+            refute_secret_anywhere
+            refute_secret_anywhere "$token"
+        done
+    done
+    rm "$answer"
+}
+
+@test "with --step, a confined command sees none of what a learner of that step lacks: later steps, answers among the tests" {
+    "$W/grading/confine" --check >/dev/null || skip "no sandbox here: $("$W/grading/confine" --check)"
+    local later honest=$W/tests/honest/99-planted.cu
+    later=$(basename "${STEP_DIRS[1]}")
+    mkdir -p "$W/tests/honest"  # a handout has none of its own
+    echo "__global__ void planted() {}" >"$honest"
+    run "$W/grading/confine" --step "$STEP_DIR" -- cat "$W/$later/main.cu"
+    assert_failure
+    refute_output --partial "__global__"
+    run "$W/grading/confine" --step "$STEP_DIR" -- cat "$honest"
+    assert_failure
+    refute_output --partial "__global__"
+    run "$W/grading/confine" -- cat "$honest"
+    assert_failure
+    refute_output --partial "__global__"
+    # What the step has, it sees: its own folder, the shared harness.
+    run "$W/grading/confine" --step "$STEP_DIR" -- cat "$W/$STEP_DIR/main.cu" "$W/common/harness.h"
+    assert_success
+    [ -n "$output" ]
+    # A learner of the later step sees it.
+    run "$W/grading/confine" --step "$later" -- cat "$W/$later/main.cu"
+    assert_success
+    assert_output --partial "__global__"
+    rm "$honest"
 }
 
 @test "#include \"/dev/zero\" stops at the build's memory limit, with a message naming it" {
@@ -215,6 +281,25 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
         rm "$W/$STEP_DIR/written"
     done
     rm -rf "$W/.git"
+}
+
+@test "a run given one file to write writes that file and no other: no run can fill the disk beside it" {
+    "$W/grading/confine" --check >/dev/null || skip "no sandbox here: $("$W/grading/confine" --check)"
+    local records=$BATS_TEST_TMPDIR/records.txt
+    : >"$records"
+    # Beside it (here under /tmp) it writes into its own /tmp, bounded and
+    # gone when it ends; nothing reaches this machine's folder.
+    run "$W/grading/confine" --write "$records" -- sh -c "echo record >'$records'; echo more >'$BATS_TEST_TMPDIR/other'"
+    assert_equal "$(cat "$records")" record
+    assert [ ! -e "$BATS_TEST_TMPDIR/other" ]
+    run "$W/grading/confine" --write "$records" -- sh -c "echo more >'$W/$STEP_DIR/other'"
+    assert_failure
+    assert [ ! -e "$W/$STEP_DIR/other" ]
+    # A link is no file to write.
+    ln -s "$records" "$BATS_TEST_TMPDIR/link"
+    run "$W/grading/confine" --write "$BATS_TEST_TMPDIR/link" -- true
+    assert_failure 2
+    assert_output --partial "no such folder or regular file"
 }
 
 @test "GRADE_SANDBOX=bwrap where bubblewrap cannot run fails with a clear message, not without a sandbox" {

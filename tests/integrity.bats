@@ -166,3 +166,33 @@ fortifying_compilers() {
     run "$WORKBOOK_DIR/grading/integrity" "$debug"
     assert_success
 }
+
+@test "integrity: the file is checked as the build compiles it, so host code kept for other architectures is seen" {
+    # Host code that only a build for more than one architecture, or for a
+    # newer one, compiles: __CUDA_ARCH_LIST__ differs between two compiles
+    # whose -gencode lists differ.
+    local step=04-reduction-interleaved copy=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$copy"
+    (cd "$WORKBOOK_DIR" && tar -cf - --exclude='*/build' common grading steps.conf "$step") | tar -xf - -C "$copy"
+    cat >>"$copy/$step/reduction_interleaved.cu" <<'CODE'
+#define FIRST_(a, ...) a
+#define FIRST(...) FIRST_(__VA_ARGS__, 0)
+#define SECOND_(a, b, ...) b
+#define SECOND(...) SECOND_(__VA_ARGS__, 0, 0)
+#if !defined(__CUDA_ARCH__) && (SECOND(__CUDA_ARCH_LIST__) != 0 || FIRST(__CUDA_ARCH_LIST__) >= 800)
+static volatile int touched;
+__attribute__((constructor)) static void only_in_the_build(void) { touched = 1; }
+#endif
+CODE
+    # Checked alone, for the oldest architecture, it would be clean.
+    INTEGRITY_FLAGS="-std=c++17 -O3 -I$copy/common -gencode arch=compute_75,code=compute_75" \
+        run "$copy/grading/integrity" "$copy/$step/reduction_interleaved.cu"
+    assert_success
+    # In its step's folder it is checked with the build's flags: two architectures here.
+    SM="75 80" run "$copy/grading/integrity" "$copy/$step/reduction_interleaved.cu"
+    assert_failure 1
+    assert_line --regexp '^\.init_array: .*only_in_the_build'
+    # The same where the build is for one newer architecture (a GPU's own).
+    SM=90 run "$copy/grading/integrity" "$copy/$step/reduction_interleaved.cu"
+    assert_failure 1
+}

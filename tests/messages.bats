@@ -95,8 +95,9 @@ audited_calls() {
         dir=${dir%/}
         n=$(basename "$dir" | cut -c1-2)
         # The block of commands around `make -C .. grade EX=NN` (up to blank lines or a fence).
+        # (The command at the start of a line: a code block's, not prose's.)
         block=$(awk -v g="make -C .. grade EX=$n" '/^ *(```)?$/ { if (found) exit; blk = ""; next }
-            { blk = blk $0 "\n" } index($0, g) { found = 1 } END { printf "%s", found ? blk : "" }' "$dir/README.md")
+            { blk = blk $0 "\n"; line = $0; sub(/^ +/, "", line) } index(line, g) == 1 { found = 1 } END { printf "%s", found ? blk : "" }' "$dir/README.md")
         [ -n "$block" ] || fail "$dir/README.md lists no make -C .. grade EX=$n"
         grep -Eq "^ *make -C \.\. explain EX=$n +# the lines of your file that ncu blames, and why$" <<<"$block" ||
             fail "$(printf '%s/README.md: its commands list no make -C .. explain EX=%s in the words of the others:\n%s' "$dir" "$n" "$block")"

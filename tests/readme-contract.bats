@@ -375,12 +375,13 @@ grade_in() {
 @test "make doctor exits with the README's status through make, and its script with the script's own" {
     # "make doctor exits 0 when everything grading needs is here, a GPU
     # included, and 2 ... otherwise. ... common/doctor.sh itself exits 0 ready
-    # to grade, 1 something missing (with a GPU or without), 77 nothing
-    # missing but a usable GPU."
+    # to grade, 1 something missing (with a GPU or without; ...), 77 no
+    # usable GPU and nothing else missing that a machine without one can use."
     local words
     words=$(tr '\n' ' ' <"$COPY/README.md" | tr -s ' ')
     [[ $words == *"exits 0 when everything grading needs is here, a GPU included, and 2 (make's status for any command that failed) otherwise"* &&
-        $words == *"itself exits 0 ready to grade, 1 something missing (with a GPU or without), 77 nothing missing but a usable GPU"* ]] ||
+        $words == *"itself exits 0 ready to grade, 1 something missing (with a GPU or without; "* &&
+        $words == *"77 no usable GPU and nothing else missing that a machine without one can use"* ]] ||
         fail "the README no longer words make doctor's exit status as this test knows it"
     local where folder command ran=0 own
     run_in "$COPY" . common/doctor.sh
