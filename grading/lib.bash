@@ -642,7 +642,8 @@ grade_integrity() {
     [ -z "$why" ] || { fail "not checked: $(basename "$file") is $why"; return; }
     # It compiles the file: confined and bounded as a build is.
     GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY"  # it writes only in its /tmp
-    run "${CONFINE[@]}" "$GRADING_DIR/integrity" "$file"
+    # Against the object the build made too: what is linked is what is checked.
+    run "${CONFINE[@]}" "$GRADING_DIR/integrity" --object "$(learner_object)" "$file"
     output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
     record integrity fail
     case $status in
