@@ -125,12 +125,18 @@ grade_build() {
     record build "pass"
 }
 
-# A test of a step that did not build, or whose program already hung once,
-# fails at once, naming the reason: a hang costs one timeout, not one per test.
+# A test of a step that did not build, whose file failed its integrity test,
+# or whose program already hung once, fails at once, naming the reason: a
+# hang costs one timeout, not one per test.
 require_build() {
     local verdict
     verdict=$(cat "$(verdict_dir)/build" 2>/dev/null)
     [ "$verdict" = fail ] && { fail "not run: $STEP does not build"; return; }
+    # The integrity test runs first: its host code may start processes, take
+    # memory or write files, and a file that does more than define and launch
+    # its kernels scores nothing anyway.
+    [ "$(cat "$(verdict_dir)/integrity" 2>/dev/null)" = fail ] &&
+        { fail "not run: your file's integrity test failed: a file that does more than define and launch its kernels is not run"; return; }
     [ -e "$(verdict_dir)/hung" ] && { fail "not run: $(cat "$(verdict_dir)/hung")"; return; }
     [ -x "$(program_path)" ] || { fail "not run: $(program_path) is missing (did the build test run?)"; return; }
 }
@@ -282,7 +288,7 @@ grade_check() {
     local block=$1
     shift
     [ $# -gt 0 ] || set -- $(check_sizes "$block")
-    require_build
+    require_build || return
     local sizes
     sizes=$(IFS=,; echo "$*")
     run_program --check -b "$block" -n "$sizes"
@@ -303,7 +309,7 @@ grade_check() {
 # of its own, so a kernel that remembers a result, however it recognizes
 # its input, is wrong here. The speed test reads this run's records.
 grade_check_timed() {
-    require_build
+    require_build || return
     # shellcheck disable=SC2046
     LOCK=alone run_program $(step_setting timed)
     record check-timed fail  # until shown otherwise
@@ -338,7 +344,7 @@ check_sizes() {
 # starting kernel is measured in the same process, paired run by run, in the
 # timed run of the correctness test "correct when timed".
 grade_speed() {
-    require_build
+    require_build || return
     local verdict
     for verdict in "$(verdict_dir)"/check-*; do
         [ -e "$verdict" ] || continue
@@ -506,7 +512,7 @@ kernel_base_name() {
 #                  starting kernel's divided by it (a calibrated thresholds
 #                  file may set its own, metric "lesson")
 grade_lesson() {
-    require_build
+    require_build || return
     require_correct lesson profiled || return
     local ncu metric start_kernel
     metric=$(step_setting lesson_metric)
@@ -578,7 +584,7 @@ grade_lesson() {
 # and SANITIZE_BLOCKS), so that a file clean there is clean here. A race can
 # give the right sum on every run; these tools see it anyway.
 grade_sanitize() {
-    require_build
+    require_build || return
     require_correct sanitize sanitized || return
     local sanitizer args
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
@@ -660,7 +666,7 @@ grade_integrity() {
 # grade_launch_audit [BLOCK SIZE...]: by default the run of the step's
 # audit_run ("-b BLOCK -n SIZE,SIZE...").
 grade_launch_audit() {
-    require_build
+    require_build || return
     if [ $# -eq 0 ]; then
         local audit_run
         audit_run=$(step_setting audit_run)
