@@ -95,7 +95,7 @@ echo "|---|---|---|"
 echo "| builds | \`make\` builds \`./$program\` from your file | $(points build) |"
 sizes_text="n = $(commas $common_sizes)"
 [ -z "$around" ] || sizes_text="$sizes_text, and $around"
-echo "| correct with block B ($(commas $blocks)) | exact at $sizes_text | $(points correct) each |"
+echo "| correct with block B ($(commas $blocks)) | right at $sizes_text (the check the program's --check makes) | $(points correct) each |"
 echo "| correct when timed | every run of the timed run (\`$timed\`) is right | $(points correct) |"
 echo "| faster than its starting kernel | $speed | $(points speed) |"
 if [ -n "$(field lesson)" ]; then
@@ -105,4 +105,4 @@ echo "| clean under compute-sanitizer | $(commas $tools) find nothing, in $sanit
 echo "| integrity of your file | its host code only launches its kernels (\`grading/integrity $program.cu\`) | $(points integrity) |"
 echo "| launch audit | $shape | $(points audit) |"
 echo
-echo "Speed, lesson and sanitizer points count only once every correctness test has passed; a failed integrity test or launch audit leaves the step no points at all."
+echo "$([ -n "$(field lesson)" ] && echo "Speed, lesson and sanitizer" || echo "Speed and sanitizer") points count only once every correctness test has passed; a failed integrity test or launch audit leaves the step no points at all."

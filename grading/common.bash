@@ -36,12 +36,11 @@ step_check_sizes() {
 }
 
 # write_step_tests STEP DIR: write DIR/STEP.bats, the step's tests, from its
-# entry in steps.conf: it builds; it is right with every block size of its
-# `blocks` (one test each) at the sizes that catch the usual mistakes, and
-# in every run of its timed run; it beats its starting kernel by the
-# threshold; its lesson (where it has a
-# lesson test); the sanitizers; the integrity of the learner's file; the
-# launch audit. The bodies are in lib.bash. Status 2, with the reason on
+# entry in steps.conf: it builds; the integrity of the learner's file (before
+# any run of it); it is right with every block size of its `blocks` (one
+# test each) at the sizes that catch the usual mistakes, and in every run of
+# its timed run; it beats its starting kernel by the threshold; its lesson
+# (where it has a lesson test); the sanitizers; the launch audit. The bodies are in lib.bash. Status 2, with the reason on
 # stderr, for an entry that cannot make a test file.
 write_step_tests() {
     local step=$1 dir=$2 n=${1%%-*} track blocks block title file
@@ -62,6 +61,9 @@ write_step_tests() {
         echo "load $(printf '%q' "$GRADING_DIR/lib")"
         echo
         echo "@test \"$n builds\" { grade_build; }"
+        # Before any run of the program: a file that does more than define and
+        # launch its kernels is not run at all (require_build).
+        echo "@test \"$n integrity of your file\" { grade_integrity; }"
         for block in ${blocks//,/ }; do
             [[ $block =~ ^[0-9]+(x[0-9]+)?$ ]] || { echo "$step: bad block '$block' in blocks=" >&2; return 2; }
             echo "@test \"$n correct with block $block\" { grade_check $block; }"
@@ -70,7 +72,6 @@ write_step_tests() {
         echo "@test \"$n faster than its starting kernel\" { grade_speed; }"
         [ -z "$title" ] || echo "@test \"$n lesson: $title\" { grade_lesson; }"
         echo "@test \"$n clean under compute-sanitizer\" { grade_sanitize; }"
-        echo "@test \"$n integrity of your file\" { grade_integrity; }"
         echo "@test \"$n launch audit\" { grade_launch_audit; }"
     } >"$file"
 }

@@ -125,12 +125,18 @@ grade_build() {
     record build "pass"
 }
 
-# A test of a step that did not build, or whose program already hung once,
-# fails at once, naming the reason: a hang costs one timeout, not one per test.
+# A test of a step that did not build, whose file failed its integrity test,
+# or whose program already hung once, fails at once, naming the reason: a
+# hang costs one timeout, not one per test.
 require_build() {
     local verdict
     verdict=$(cat "$(verdict_dir)/build" 2>/dev/null)
     [ "$verdict" = fail ] && { fail "not run: $STEP does not build"; return; }
+    # The integrity test runs first: its host code may start processes, take
+    # memory or write files, and a file that does more than define and launch
+    # its kernels scores nothing anyway.
+    [ "$(cat "$(verdict_dir)/integrity" 2>/dev/null)" = fail ] &&
+        { fail "not run: your file's integrity test failed: a file that does more than define and launch its kernels is not run"; return; }
     [ -e "$(verdict_dir)/hung" ] && { fail "not run: $(cat "$(verdict_dir)/hung")"; return; }
     [ -x "$(program_path)" ] || { fail "not run: $(program_path) is missing (did the build test run?)"; return; }
 }
@@ -273,7 +279,7 @@ grade_check() {
     local block=$1
     shift
     [ $# -gt 0 ] || set -- $(check_sizes "$block")
-    require_build
+    require_build || return
     local sizes
     sizes=$(IFS=,; echo "$*")
     run_program --check -b "$block" -n "$sizes"
@@ -294,7 +300,7 @@ grade_check() {
 # of its own, so a kernel that remembers a result, however it recognizes
 # its input, is wrong here. The speed test reads this run's records.
 grade_check_timed() {
-    require_build
+    require_build || return
     # shellcheck disable=SC2046
     LOCK=alone run_program $(step_setting timed)
     record check-timed fail  # until shown otherwise
@@ -322,7 +328,7 @@ check_sizes() {
 # starting kernel is measured in the same process, paired run by run, in the
 # timed run of the correctness test "correct when timed".
 grade_speed() {
-    require_build
+    require_build || return
     local verdict
     for verdict in "$(verdict_dir)"/check-*; do
         [ -e "$verdict" ] || continue
@@ -512,7 +518,7 @@ kernel_bare_name() {
 #                  starting kernel's divided by it (a calibrated thresholds
 #                  file may set its own, metric "lesson")
 grade_lesson() {
-    require_build
+    require_build || return
     require_correct lesson profiled || return
     local ncu metric start_kernel graded_kernel
     metric=$(step_setting lesson_metric)
@@ -580,7 +586,7 @@ grade_lesson() {
 # and SANITIZE_BLOCKS), so that a file clean there is clean here. A race can
 # give the right sum on every run; these tools see it anyway.
 grade_sanitize() {
-    require_build
+    require_build || return
     require_correct sanitize sanitized || return
     local sanitizer args clocks
     # A kernel that reads a clock can tell a watched run from a timed one.
@@ -655,7 +661,8 @@ grade_integrity() {
     [ -z "$why" ] || { fail "not checked: $(basename "$file") is $why"; return; }
     # It compiles the file: confined and bounded as a build is.
     GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY"  # it writes only in its /tmp
-    run "${CONFINE[@]}" "$GRADING_DIR/integrity" "$file"
+    # Against the object the build made too: what is linked is what is checked.
+    run "${CONFINE[@]}" "$GRADING_DIR/integrity" --object "$(learner_object)" "$file"
     output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
     record integrity fail
     case $status in
@@ -673,7 +680,7 @@ grade_integrity() {
 # grade_launch_audit [BLOCK SIZE...]: by default the run of the step's
 # audit_run ("-b BLOCK -n SIZE,SIZE...").
 grade_launch_audit() {
-    require_build
+    require_build || return
     if [ $# -eq 0 ]; then
         local audit_run
         audit_run=$(step_setting audit_run)

@@ -100,8 +100,19 @@ build_cc() {
     [[ ${lines[-1]} == *"no usable GPU"*"nothing else is missing"* ]] || fail "the last line: ${lines[-1]}"
     run env PATH="$bin" make -s -C "$WORKBOOK_DIR" doctor
     assert_failure 2
-    # Nothing missing: 0 from both.
+    # With a GPU, the grader's sanitizer test needs compute-sanitizer: missing,
+    # it is missing (where the toolkit has none beside nvcc, which the doctor
+    # would find).
     fake_gpu "$bin" "Some GPU" "$(build_cc)" "$(nvcc_release)"
+    rm -f "$bin/compute-sanitizer"
+    if [ ! -e "$(dirname "$(readlink -f "$(command -v nvcc)")")/compute-sanitizer" ]; then
+        run env PATH="$bin" "$DOCTOR"
+        assert_failure 1
+        assert_equal "${lines[-1]}" "doctor: MISSING (above, with the fix): compute-sanitizer (exit 1)"
+    fi
+    # Nothing missing: 0 from both.
+    printf '#!/bin/sh\necho "NVIDIA (R) Compute Sanitizer"\necho "Version 2099.1"\n' >"$bin/compute-sanitizer"
+    chmod +x "$bin/compute-sanitizer"
     run env PATH="$bin" "$DOCTOR"
     assert_success
     assert_equal "${lines[-1]}" "doctor: everything grading needs is here"

@@ -96,13 +96,13 @@ STUB
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
         (GRADING_DIR=$stub && write_step_tests "$step" "$written") || fail "cannot write the tests of $step from steps.conf"
-        expected+=("$step grade_build")
+        expected+=("$step grade_build" "$step grade_integrity")
         for block in $(step_field "$step" blocks | tr , ' '); do
             expected+=("$step grade_check $block")
         done
         expected+=("$step grade_check_timed" "$step grade_speed")
         [ -z "$(step_field "$step" lesson_title)" ] || expected+=("$step grade_lesson")
-        expected+=("$step grade_sanitize" "$step grade_integrity" "$step grade_launch_audit")
+        expected+=("$step grade_sanitize" "$step grade_launch_audit")
         value=$(threshold "$MANIFEST" "${step%%-*}" x_start)
         [ -n "$value" ] || fail "no x_start threshold for $step"
         at_least "$value" 1.01 || fail "threshold $value for $step would pass an unchanged starting kernel"
@@ -273,6 +273,23 @@ STUB
     run grade_check 32 1
     assert_failure
     assert_output --partial "no GPU, and REQUIRE_GPU=1"
+}
+
+@test "a file that failed its integrity test is not run at all; one that could not be checked is" {
+    use_fake_step
+    # The program would note that it ran.
+    printf '#!/usr/bin/env bash\ntouch "%s"\nexit 1\n' "$BATS_TEST_TMPDIR/ran" >"$FAKE/04-fake/prog"
+    record integrity fail
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "not run: your file's integrity test failed"
+    run grade_speed
+    assert_failure
+    assert [ ! -e "$BATS_TEST_TMPDIR/ran" ]
+    # Not checked (no tool, say): its verdict is no finding, and the runs go on.
+    record integrity "fail not checked"
+    run grade_check 32 1
+    assert [ -e "$BATS_TEST_TMPDIR/ran" ]
 }
 
 @test "a hung program is stopped by the timeout and its test fails" {
