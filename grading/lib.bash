@@ -76,6 +76,14 @@ program_path() {
     fi
 }
 
+# The object the build made of the learner's file (the planner and the
+# module are made from it).
+learner_object() {
+    local path
+    path=$(program_path) || return 1
+    echo "$(dirname "$path")/build/$(basename "$path").o"
+}
+
 # ---------------------------------------------------------------------------
 # The tests' bodies
 # ---------------------------------------------------------------------------
