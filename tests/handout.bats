@@ -66,6 +66,11 @@ leaked_answers() {
         "01-naive-matmul 02-register-temp 03-tiled-matmul 04-reduction-interleaved 05-reduction-sequential"
     assert [ ! -e "$dest/tests/mutants" ]
     assert [ ! -e "$dest/tests/honest" ]
+    # ... but every test file of the workbook's own, explain.bats among them
+    # (tests/explain/, its planted mistakes, is what goes).
+    for f in "$WORKBOOK_DIR"/tests/*.bats; do
+        assert [ -f "$dest/tests/$(basename "$f")" ]
+    done
     # The top README's table of steps lists the steps handed out, and no others.
     run grep -c '^| \[0[1-5]-' "$dest/README.md"
     assert_output 5
