@@ -182,15 +182,14 @@ help:
 print-program:
 	@echo $(PROGRAM)
 
-# Without solutions/ (a handout), whatever asks for the solution's program
-# (SOLUTION=1 make sanitize, profile, explain) says why it cannot be had.
-ifneq ($(wildcard $(SOLUTION_SRC)),)
-$(PROGRAM)_solution: $(SHARED_OBJS) $(BEYOND_OBJS) $(BUILD)/$(PROGRAM)_solution.plan
-	$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(BEYOND_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
-else
-$(PROGRAM)_solution:
-	@echo "$(STEP): no reference solution in this copy ($(SOLUTION_SRC) is not there): SOLUTION=1 has nothing to run" >&2; exit 1
-endif
+# The flags the learner's file is compiled with: grading/integrity checks the
+# file compiled with these very flags, so that no macro (the list of
+# architectures, __CUDA_ARCH_LIST__, among them) tells its check from the build.
+print-learner-flags:
+	@echo '$(ALL_FLAGS)'
+
+# What the grader's sanitizer test runs the program with, a run a line: the
+# same as make sanitize.
 print-sanitize-args:
 	@echo '$(SANITIZE_RUNS)' | tr ';' '\n'
 
