@@ -198,29 +198,32 @@ CODE
 }
 
 @test "integrity: a file that tells its compiles apart is caught against the object the build made" {
-    # Host code that only a compile with build/exercise.o already there sees:
-    # the build compiles the file first, the check after it.
-    local step=04-reduction-interleaved copy=$BATS_TEST_TMPDIR/wb
+    # Host code that only a compile without a certain file beside it sees:
+    # here the build compiles the file first, and that file appears after.
+    local step=04-reduction-interleaved copy=$BATS_TEST_TMPDIR/wb object
     mkdir -p "$copy"
     (cd "$WORKBOOK_DIR" && tar -cf - --exclude='*/build' --exclude='*_solution' common grading steps.conf "$step") | tar -xf - -C "$copy"
     rm -f "$copy/$step/reduction_interleaved"
     cat >>"$copy/$step/reduction_interleaved.cu" <<'CODE'
-#if !__has_include("build/exercise.o")
+#if !__has_include("after-the-build.txt")
 #include <unistd.h>
 static volatile int in_the_build = write(1, "", 0);
 #endif
 CODE
     SM=75 make -s -C "$copy/$step" all >/dev/null
-    # Checked alone it is clean: the object is there by now.
+    touch "$copy/$step/after-the-build.txt"
+    # The learner's object: the one of the step's build/ that is not main.o.
+    object=$(ls "$copy/$step"/build/*.o | grep -v '/main\.o$' | head -n 1)
+    # Checked alone it is clean: the file is there by now.
     SM=75 run "$copy/grading/integrity" "$copy/$step/reduction_interleaved.cu"
     assert_success
     # Against the object the build made, it is not.
-    SM=75 run "$copy/grading/integrity" --object "$copy/$step/build/exercise.o" "$copy/$step/reduction_interleaved.cu"
+    SM=75 run "$copy/grading/integrity" --object "$object" "$copy/$step/reduction_interleaved.cu"
     assert_failure 1
     assert_line --regexp '^build: your file compiles to other host code in the build than in this check \(there it calls write.*'
     # An honest file compiles to the same object both times.
     cp "$WORKBOOK_DIR/$step/reduction_interleaved.cu" "$copy/$step/reduction_interleaved.cu"
     SM=75 make -s -C "$copy/$step" all >/dev/null
-    SM=75 run "$copy/grading/integrity" --object "$copy/$step/build/exercise.o" "$copy/$step/reduction_interleaved.cu"
+    SM=75 run "$copy/grading/integrity" --object "$object" "$copy/$step/reduction_interleaved.cu"
     assert_success
 }
