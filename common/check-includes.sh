@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # check-includes.sh FILE NVCC [FLAGS...]: before FILE is compiled, make sure
-# that everything it includes is the workbook's (common/), the CUDA toolkit's
-# or the system's headers: a hand-in is one file, and it may not bring in
-# another -- a solution, another student's work, a key of the machine's.
+# that everything it includes is the workbook's (common/, what a learner of
+# FILE's step has: common/handed-out.bash), the CUDA toolkit's or the
+# system's headers: a hand-in is one file, and it may not bring in another --
+# a solution, a later step's answer, another student's work, a key of the
+# machine's.
 # The list comes from the preprocessor itself (NVCC -M, with the build's
 # FLAGS, for the host and the device passes), so a macro that names the
 # header, or a branch for one architecture, hides nothing.
