@@ -66,6 +66,8 @@ fake_toolkit_workbook() {
 #!/usr/bin/env bash
 # -M (what a learner's file includes, checked before it is compiled): nothing.
 for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
+# --dryrun (what check-includes asks of its include folders): none.
+for arg; do [ "$arg" = --dryrun ] && exit 0; done
 while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
 printf '#!/usr/bin/env bash\necho "$(basename "$0"): skipped: no usable CUDA device" >&2\nexit "${FAKE_STATUS:-77}"\n' >"$out"
 chmod +x "$out"
