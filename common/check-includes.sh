@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # check-includes.sh FILE NVCC [FLAGS...]: before FILE is compiled, make sure
-# that everything it includes is the workbook's (common/), the CUDA toolkit's
-# or the system's headers: a hand-in is one file, and it may not bring in
-# another -- a solution, another student's work, a key of the machine's.
+# that everything it includes is the workbook's (common/, what a learner of
+# FILE's step has: common/handed-out.bash), the CUDA toolkit's or the
+# system's headers: a hand-in is one file, and it may not bring in another --
+# a solution, a later step's answer, another student's work, a key of the
+# machine's.
 # The list comes from the preprocessor itself (NVCC -M, with the build's
 # FLAGS, for the host and the device passes), so a macro that names the
 # header, or a branch for one architecture, hides nothing.
@@ -23,11 +25,23 @@ workbook=$(dirname "$common")
 
 # The folders a header may come from: common/, the toolkit (where nvcc really
 # is), and those the host compiler searches by itself.
-allowed=("$common" "$(dirname "$(dirname "$(readlink -f "$(command -v "$nvcc")")")")")
+allowed=("$common" "$(dirname "$(dirname "$(readlink -f "$(command -v "$nvcc")")")")"
+    "$(dirname "$(dirname "$(realpath -s -m -- "$(command -v "$nvcc")")")")")
 host=g++
 for ((i = 1; i <= $#; i++)); do
     [ "${!i}" = -ccbin ] && { j=$((i + 1)); host=${!j}; }
 done
+# nvcc's own include folders, and where their links lead (a toolkit unpacked
+# from Debian's packages links include/'s headers into usr/include).
+while read -r dir; do
+    [ -d "$dir" ] || continue
+    allowed+=("$(realpath -s -m -- "$dir")" "$(readlink -f "$dir")")
+    for entry in "$dir"/*; do
+        [ -L "$entry" ] || continue
+        if [ -d "$entry" ]; then allowed+=("$(readlink -f "$entry")"); else allowed+=("$(dirname "$(readlink -f "$entry")")"); fi
+    done
+done < <("$nvcc" --dryrun -E -x cu /dev/null 2>&1 | sed -n 's/^#\$ \(SYSTEM_\)\{0,1\}INCLUDES=//p' | tr ' ' '\n' |
+    sed 's/"//g; s/^-I//' | grep '^/' | sort -u)
 while read -r dir; do
     [ -d "$dir" ] && allowed+=("$(readlink -f "$dir")")
 done < <("$host" -E -x c++ -v /dev/null 2>&1 >/dev/null | sed -n '/^#include <\.\.\.> search starts here/,/^End of search list/{/^ /s/^ //p}')
@@ -46,8 +60,16 @@ inside() {
     real=$(readlink -m "$1")
     [ "$real" = "$me" ] && return 0
     case $real in "$workbook"/*) handed_out "${step:0:2}" "${real#"$workbook"/}" || return 1 ;; esac
+    # The toolkit's and the system's folders are the machine's, not the
+    # learner's: a header there may be a link elsewhere (a toolkit unpacked
+    # from Debian's packages links its include/ into usr/include), so the path
+    # as the preprocessor named it counts too.
+    local named
+    named=$(realpath -s -m -- "$1")
     for dir in "${allowed[@]}"; do
         case $real in "$dir"/*) return 0 ;; esac
+        [ "$dir" = "$common" ] && continue
+        case $named in "$dir"/*) return 0 ;; esac
     done
     return 1
 }

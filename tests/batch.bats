@@ -26,6 +26,8 @@ setup() {
 #!/usr/bin/env bash
 # -M (the check of what a file includes): it includes nothing.
 for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
+# --dryrun (what check-includes asks of its include folders): none.
+for arg; do [ "$arg" = --dryrun ] && exit 0; done
 # --keep-dir D (the learner's file, kept for its module and its PTX): an
 # empty module and no kernel.
 keep="" source=${!#}

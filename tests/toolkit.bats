@@ -83,6 +83,8 @@ cuda_mk() {
 #!/usr/bin/env bash
 # -M (what a learner's file includes, checked before it is compiled): nothing.
 for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
+# --dryrun (what check-includes asks of its include folders): none.
+for arg; do [ "$arg" = --dryrun ] && exit 0; done
 mode=link inputs=() keep=""
 while [ $# -gt 0 ]; do
     case $1 in
