@@ -78,8 +78,16 @@ pct=$(field pct_ceiling)
 speed="$speed; the defaults: \`make calibrate\` may write this GPU's own"
 
 # The sanitizer test's runs, a run a line of make print-sanitize-args.
-sanitize_runs=$(make_value "$root/$step" print-sanitize-args | sed 's/^/`/; s/$/`/' | paste -sd';' | sed 's/;/ and /g')
-tools=$(sed -n 's/^tools="\(.*\)"$/\1/p' "$here/sanitize.sh")
+# A run that names its tools (--tools a,b) runs those; the others, all four.
+all_tools=$(sed -n 's/^tools="\(.*\)"$/\1/p' "$here/sanitize.sh")
+sanitize_runs=$(make_value "$root/$step" print-sanitize-args | while read -r args; do
+    tools=$all_tools
+    if [[ $args == --tools\ * ]]; then
+        read -r _ tools args <<<"$args"
+        tools=${tools//,/ }
+    fi
+    echo "$(commas $tools) in \`$args\`"
+done | paste -sd';' | sed 's/;/, and /g')
 
 # The total, as the report counts it: a correctness test per block, and one
 # for the timed run.
@@ -101,7 +109,7 @@ echo "| faster than its starting kernel | $speed | $(points speed) |"
 if [ -n "$(field lesson)" ]; then
     echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in a profiled run (\`$(field lesson_run)\`) | $(points lesson) |"
 fi
-echo "| clean under compute-sanitizer | $(commas $tools) find nothing, in $sanitize_runs | $(points sanitize) |"
+echo "| clean under compute-sanitizer | nothing found by $sanitize_runs | $(points sanitize) |"
 echo "| integrity of your file | its host code only launches its kernels (\`grading/integrity $program.cu\`) | $(points integrity) |"
 echo "| launch audit | $shape | $(points audit) |"
 echo

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# sanitize.sh PROGRAM ARGS...: run PROGRAM ARGS under compute-sanitizer's
+# sanitize.sh PROGRAM [--tools LIST] ARGS...: run PROGRAM ARGS under compute-sanitizer's
 # memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory
 # data races), synccheck (barriers not every thread reaches) and initcheck
 # (reads of global memory that nothing wrote), and pass only if none of them
 # reports anything: an error, a hazard or a warning.
 # Called by `make sanitize` and by the grader's sanitizer test, so that a
 # file clean under the one is clean under the other: the tools are listed
-# here only. ARGS are small sizes in --check mode.
+# here only. ARGS are small sizes in --check mode. --tools names some of
+# them (comma-separated) for a run where all four would take too long: the
+# timed size of a matrix product (common/step.mk).
 # compute-sanitizer is looked for as every tool of the toolkit is (cuda_tool
 # in common/options.bash: first the toolkit make chose, CUDA_BIN, then PATH);
 # COMPUTE_SANITIZER names the one to use (the grader's choice). Exit status:
@@ -25,6 +27,14 @@ shift
 sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)" \
     "${COMPUTE_SANITIZER:-}") || exit 1
 tools="memcheck racecheck synccheck initcheck"
+if [ "${1:-}" = --tools ]; then
+    [ $# -ge 2 ] || die "--tools needs a list, such as memcheck,initcheck"
+    for tool in ${2//,/ }; do
+        [[ " $tools " == *" $tool "* ]] || die "--tools: not one of the four ($tools): $tool"
+    done
+    tools=${2//,/ }
+    shift 2
+fi
 
 
 log=$(mktemp)

@@ -48,6 +48,10 @@ ifeq ($(TRACK),matmul)
   SANITIZE_SIZES ?= 1,17,33,100
   SANITIZE_BLOCKS ?= 8x8,16x16,32x32
   PROFILE_ARGS ?= -n 1024 -r 1
+  # At the timed size the four tools watch every access of a 2048^3 product:
+  # on an H100 they did not finish step 03 in 6 minutes. The small sizes run
+  # all four.
+  SANITIZE_TIMED_TOOLS ?= --tools memcheck
 else
   SANITIZE_SIZES ?= 1,33,1000,65537
   SANITIZE_BLOCKS ?= 32,256,1024
@@ -158,8 +162,9 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 -include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/*.d)
 
 # Twice: at the small sizes, every block size; and at the timed run's size
-# and block, the graded kernels alone (a kernel may behave otherwise there).
-SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);--check --only yours $(call step_field,timed)
+# and block, the graded kernels alone (a kernel may behave otherwise there),
+# under the tools that finish there (SANITIZE_TIMED_TOOLS: all, unless named).
+SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --only yours $(call step_field,timed))
 sanitize: $(TARGET)
 	@IFS=';'; for args in $$(echo '$(SANITIZE_RUNS)'); do \
 	    IFS=' '; $(COMMON_DIR)/sanitize.sh ./$(TARGET) $$args || exit; \

@@ -153,12 +153,14 @@ require_build() {
 # checks takes it shared, beside the others' checks; the timed run and the
 # profiled one take it alone, so that nothing else runs on the GPU while they
 # measure. (With one step at a time the lock is never contended.)
+# GRADE_GPU_LOCK names the lock where several graders share one GPU
+# (tests/mutants/run --jobs); by default it is the run's own.
 # on_gpu shared|alone COMMAND...: run COMMAND holding the lock so.
 on_gpu() {
     local mode=$1
     shift
     if command -v flock >/dev/null; then
-        flock "--$([ "$mode" = alone ] && echo exclusive || echo shared)" "$GRADE_RESULTS/gpu.lock" "$@"
+        flock "--$([ "$mode" = alone ] && echo exclusive || echo shared)" "${GRADE_GPU_LOCK:-$GRADE_RESULTS/gpu.lock}" "$@"
     else
         "$@"
     fi
@@ -615,16 +617,20 @@ grade_sanitize() {
     record sanitize "fail not run"  # until shown otherwise
     mkdir -p "$GRADE_RESULTS"
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
-    # Each run of make sanitize's, in turn: the small sizes, then the timed one.
+    # Each run of make sanitize's, in turn: the small sizes, then the timed one
+    # (under the tools it names, if it names some). The verdict names every
+    # tool that ran.
+    local clean=""
     while read -r args; do
         [ -n "$args" ] || continue
         # shellcheck disable=SC2086
         run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
             "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
         [ "$status" -eq 0 ] || break
+        clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")"
     done < <(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
     case $status in
-    0) record sanitize "pass $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")" ;;
+    0) record sanitize "pass $(tr ' ' '\n' <<<"$clean" | awk 'NF && !seen[$0]++' | paste -sd' ')" ;;
     77) triage_exit sanitize ;;
     124 | 137)
         record sanitize "fail timed out"

@@ -109,3 +109,34 @@ SCRIPT
     assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "pass $(paste -sd' ' "$T/grader")"
     grep -qx initcheck "$T/grader"
 }
+
+@test "a sanitizer run that names its tools runs those alone, for make and the grader; an unknown tool is refused" {
+    cat >"$T/compute-sanitizer" <<SCRIPT
+#!/bin/sh
+echo "\$2 \$*" >>"\$TOOLS_ASKED"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none
+    TOOLS_ASKED=$T/asked run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --tools memcheck,initcheck --check -n 9
+    assert_success
+    assert_equal "$(cut -d' ' -f1 "$T/asked" | paste -sd' ')" "memcheck initcheck"
+    # The program is asked for its own arguments only.
+    run grep -c -- '--tools' "$T/asked"
+    assert_output 0
+    run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --tools memcheck,leakcheck --check
+    assert_failure 2
+    assert_output --partial "not one of the four"
+    # The grader runs make's two runs, each under its tools, and names all.
+    mkdir -p "$T/fake/04-fake"
+    printf 'print-program:\n\t@echo prog\nprint-sanitize-args:\n\t@echo --check -n 1\n\t@echo --tools synccheck --check -n 7\n' >"$T/fake/04-fake/Makefile"
+    cp /bin/true "$T/fake/04-fake/prog"
+    STEP=04-fake
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    WORKBOOK_DIR=$T/fake GRADE_RESULTS=$T/results GRADE_SANITIZER=$COMPUTE_SANITIZER
+    record check-32 pass
+    TOOLS_ASKED=$T/grader run grade_sanitize
+    assert_success
+    assert_equal "$(cut -d' ' -f1 "$T/grader" | paste -sd' ')" "memcheck racecheck synccheck initcheck synccheck"
+    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "pass memcheck racecheck synccheck initcheck"
+}

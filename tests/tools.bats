@@ -35,7 +35,7 @@ SCRIPTS=(grading/grade grading/batch grading/calibrate grading/report common/ben
     done
     refused=("grading/calibrate --bogus" "grading/batch --bogus x" "common/bench.sh --bogus"
         "common/sanitize.sh" "common/profile.sh metrics" "common/readme-figures.sh --bogus")
-    [ ! -d "$WORKBOOK_DIR/tests/mutants" ] || refused+=("tests/mutants/run --bogus")
+    [ ! -d "$WORKBOOK_DIR/tests/mutants" ] || refused+=("tests/mutants/run --bogus" "tests/mutants/run --jobs 0")
     for args in "${refused[@]}"; do
         # shellcheck disable=SC2086
         run --separate-stderr "$WORKBOOK_DIR/"$args
