@@ -76,7 +76,8 @@ void module_open(void);
 
 // Every __device__ and __constant__ variable of the module back to its
 // initial content, on the default stream: before every call, so that no call
-// leaves work or state to the next.
+// leaves work or state to the next. (plan_replay does the same between the
+// launches of a call.)
 void module_reset_globals(void);
 
 // "%clock64 in _Z6reduce...; ...": what the module's code reads of clocks or
@@ -140,8 +141,9 @@ typedef struct {
 int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_count, char *why, size_t len);
 
 // Run the call: its memsets and launches in order, on the default stream, on
-// these buffers. (The caller resets the module's variables first, outside
-// any timed span: module_reset_globals.)
+// these buffers, the module's variables reset before each launch after the
+// first. (The caller resets them before the first, outside any timed span:
+// module_reset_globals.)
 void plan_replay(const plan *p, const plan_region *regions);
 
 // The plan of contender c at the size and block at hand; NULL for a kernel
