@@ -273,6 +273,13 @@ static void check_facts(audit_context *ctx, const step_facts *f)
             finding(ctx, "your %s launched %s for a block of %d threads: launch the instance for the block asked for, "
                          "%s<%d>",
                     f->function, name, block, f->kernel, block);
+        // A reduction's grid is one row of blocks of the threads asked for:
+        // rows of a second dimension would hide blocks from the grid's count.
+        if (f->shape != ONE_LAUNCH && (a->grid[1] != 1 || a->grid[2] != 1 || a->block[0] != (unsigned)block ||
+                                       a->block[1] != 1 || a->block[2] != 1))
+            finding(ctx, "your %s launched %s as a grid of %ux%ux%u blocks of %ux%ux%u threads: this step's grid is one "
+                         "row of blocks of the %d threads asked for",
+                    f->function, name, a->grid[0], a->grid[1], a->grid[2], a->block[0], a->block[1], a->block[2], block);
         if (kernels < MAX_LEVELS)
             grids[kernels] = a->grid[0];
         kernels++;
@@ -406,8 +413,9 @@ int audit_module(const options *opt, const char *step)
         return 0;
     char message[FINDING_LEN];
     snprintf(message, sizeof message,
-             "your kernels read a clock or the SM they run on (%s): a kernel that times itself can tell a watched run "
-             "from a timed one and behave otherwise in each; a step's kernel has no use for it",
+             "your kernels read a clock, the SM or the launch they run on, or keep memory between launches (%s): "
+             "a kernel that can tell one run from another can behave otherwise when watched and when timed; a "
+             "step's kernel has no use for it",
              clocks);
     if (opt->machine)
         print_record("finding", "step=%s\tn=0\tblock=0\tmessage=%s", step, message);

@@ -72,11 +72,11 @@ program=$(step_field "$folder" program)
 if [ "$solution" = 1 ]; then
     source_file=$WORKBOOK_DIR/solutions/$folder/$program.cu
     binary=$WORKBOOK_DIR/$folder/${program}_solution
-    object=$WORKBOOK_DIR/$folder/build/solution.o
+    object=$WORKBOOK_DIR/$folder/build/${program}_solution.o
 else
     source_file=$WORKBOOK_DIR/$folder/$program.cu
     binary=$WORKBOOK_DIR/$folder/$program
-    object=$WORKBOOK_DIR/$folder/build/exercise.o
+    object=$WORKBOOK_DIR/$folder/build/$program.o
 fi
 number=${folder%%-*}
 lesson_metric=$(step_field "$folder" lesson_metric)

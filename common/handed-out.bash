@@ -11,7 +11,8 @@
 #   the steps after STEP: each one's main.cu holds the previous step's answer;
 #   common/block_sum.cuh: step 07's answer, which only step 08 needs;
 #   common/micro/: it times steps 06's and 07's kernels, before step 08;
-#   a step's built reference solution (PROGRAM_solution, build/solution.*);
+#   a step's built reference solution (PROGRAM_solution, build/PROGRAM_solution.*,
+#   build/beyond*: its objects, module and planner);
 #   results/, .git, .dev, .tools: no part of the workbook a learner gets.
 handed_out() {
     local step=$1 path=${2#./} n
@@ -22,7 +23,7 @@ handed_out() {
     common/block_sum.cuh) [ "$step" \> 07 ] ;;
     common/micro | common/micro/*) [ "$step" \> 07 ] ;;
     # A built reference solution, and its objects: the answer, compiled.
-    [0-9][0-9]-*/*_solution | [0-9][0-9]-*/build/solution*) return 1 ;;
+    [0-9][0-9]-*/*_solution | [0-9][0-9]-*/build/*_solution.* | [0-9][0-9]-*/build/beyond*) return 1 ;;
     [0-9][0-9]-*) n=${path:0:2}; [ ! "$n" \> "$step" ] ;;
     *) return 0 ;;
     esac

@@ -4,7 +4,9 @@
 #
 #   kernel<TAB>name=MANGLED<TAB>params=SIZE:ALIGN,...   a kernel, its parameters in order
 #   global<TAB>name=NAME<TAB>bytes=N                   a __device__ or __constant__ variable
-#   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock or the SM's id
+#   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's id, the
+#                                                     launch's (%gridid) or a performance counter, or
+#                                                     keeps memory between launches (register=malloc)
 #
 # The kernels and variables come from the first file (every architecture
 # has the same); the clocks from all of them, since a branch for one
@@ -80,20 +82,29 @@ in_params && /^[ \t]*\.param/ {
 in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_params = 0; next }
 
 # A variable of the module's, at file scope: .global or .const, not the
-# strings device printf keeps ($str).
+# strings device printf keeps ($str, $str$1, ...; a variable of the file's
+# may start with $ too).
 file == 1 && /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(global|const)[ \t]/ && !/\.extern/ {
     for (i = 1; i <= NF; i++) if ($i == ".global" || $i == ".const") break
     p = declared(i + 1)
-    if (p != "" && decl_name !~ /^\$/) {
+    if (p != "" && decl_name !~ /^\$str(\$[0-9]+)?$/) {
         split(p, sa, ":")
         print "global\tname=" decl_name "\tbytes=" sa[1]
     }
     next
 }
 
-match($0, /%(clock64|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid)([^a-z_0-9]|$)/) {
+match($0, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|gridid|pm[0-7](_64)?)([^a-z_0-9]|$)/) {
     reg = substr($0, RSTART, RLENGTH)
     sub(/[^a-z_0-9%]$/, "", reg)
     key = current SUBSEP reg
     if (!(key in seen)) { seen[key] = 1; print "clock\tname=" current "\tregister=" reg }
+}
+
+# Device-side malloc: memory that outlives the launch, where one launch can
+# leave work or state to the next.
+# (ptxas's form puts the callee on a line of its own: "\tmalloc, ".)
+/^[ \t]*call(\.uni)?[ \t].*[ \t,(](malloc|free)[ \t,);]/ || /^[ \t]*(malloc|free)[ \t]*[,;][ \t]*$/ {
+    key = current SUBSEP "malloc"
+    if (!(key in seen)) { seen[key] = 1; print "clock\tname=" current "\tregister=malloc" }
 }

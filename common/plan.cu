@@ -31,6 +31,8 @@
 // and launches, a few hundred bytes of plan a call.
 static const int PLANNER_SECONDS = 30;
 static const rlim_t PLANNER_MEMORY = 1ull << 30;
+static const rlim_t PLANNER_IMAGE = 256ull << 20;  // its code and stack, besides its data
+static const int PLANNER_EXIT_SECONDS = 5;       // to end, once it has answered
 static const size_t PLANNER_OUTPUT = 64u << 20;
 
 // A driver call: its CUresult is the runtime's error of the same number for
@@ -238,13 +240,18 @@ static void module_reset_globals_between_launches(void)
 
 // What the planner may ask of the kernel: memory, its own descriptors, time,
 // and to end. No file can be opened, no process started or signalled, no
-// socket made; anything else fails with EPERM.
+// socket made; anything else fails with EPERM. Two more with arguments
+// checked (confine_this_process): fcntl only to read a descriptor's flags
+// (stdio's), not to have one signal another process; prlimit64 only on
+// itself (the C library reads its stack's). uname stays, as older C
+// libraries stop without it; execve, as the filter is set before the exec
+// (the sandbox, grading/confine, leaves nothing else to start).
 static const int PLANNER_SYSCALLS[] = {
-    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_close, SYS_fstat, SYS_newfstatat, SYS_lseek, SYS_fcntl,
+    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_close, SYS_fstat, SYS_newfstatat, SYS_lseek,
     SYS_brk, SYS_mmap, SYS_munmap, SYS_mremap, SYS_mprotect, SYS_madvise, SYS_exit, SYS_exit_group,
     SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_sigaltstack, SYS_getpid, SYS_gettid,
     SYS_futex, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_nanosleep, SYS_clock_nanosleep,
-    SYS_set_tid_address, SYS_set_robust_list, SYS_prlimit64, SYS_getrandom, SYS_uname, SYS_execve,
+    SYS_set_tid_address, SYS_set_robust_list, SYS_getrandom, SYS_uname, SYS_execve,
 #ifdef SYS_arch_prctl
     SYS_arch_prctl,
 #endif
@@ -262,18 +269,35 @@ static const int PLANNER_SYSCALLS[] = {
 // In the child, before exec: the filter, inherited by the planner.
 static bool confine_this_process(void)
 {
-    enum { MAX_FILTER = 4 + 2 * COUNT_OF(PLANNER_SYSCALLS) + 1 };
+    enum { MAX_FILTER = 4 + 6 + 5 + 2 * COUNT_OF(PLANNER_SYSCALLS) + 1 };
     struct sock_filter filter[MAX_FILTER];
+    const unsigned deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+    // The low word of argument i (an int: a command, a pid).
+    const unsigned arg_low[2] = {(unsigned)offsetof(struct seccomp_data, args[0]),
+                                 (unsigned)offsetof(struct seccomp_data, args[1])};
     int n = 0;
     filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PLANNER_ARCH, 1, 0);
     filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
     filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    // fcntl(fd, F_GETFL or F_GETFD), nothing else.
+    filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fcntl, 0, 5);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg_low[1]);
+    filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_GETFL, 2, 0);
+    filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_GETFD, 1, 0);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, deny);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    // prlimit64(0, ...): this process's own limits only.
+    filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prlimit64, 0, 4);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg_low[0]);
+    filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, deny);
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     for (int i = 0; i < COUNT_OF(PLANNER_SYSCALLS); i++) {
         filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)PLANNER_SYSCALLS[i], 0, 1);
         filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     }
-    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+    filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, deny);
     struct sock_fprog program = {(unsigned short)n, filter};
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
 }
@@ -366,8 +390,12 @@ static pid_t start_planner(const char *path, FILE *requests, int *plans_fd)
         }
         for (int fd = PLAN_FD + 1; fd < 1024; fd++)  // the records file and anything else of ours
             close(fd);
+        // Memory of every kind (RLIMIT_DATA leaves out shared mappings), and
+        // CPU time.
         struct rlimit memory = {PLANNER_MEMORY, PLANNER_MEMORY}, cpu = {PLANNER_SECONDS, PLANNER_SECONDS};
+        struct rlimit address_space = {PLANNER_MEMORY + PLANNER_IMAGE, PLANNER_MEMORY + PLANNER_IMAGE};
         setrlimit(RLIMIT_DATA, &memory);
+        setrlimit(RLIMIT_AS, &address_space);
         setrlimit(RLIMIT_CPU, &cpu);
         if (!confine_this_process()) {
             static const char msg[] = "planner: cannot confine the planner (seccomp) on this system\n";
@@ -507,8 +535,19 @@ static char *ask_planner(FILE *requests)
     int fd;
     pid_t pid = start_planner(path, requests, &fd);
     char *text = read_plans(fd, pid, path);
+    // It has answered: it ends now, or is ended (sleeping takes no CPU time,
+    // so RLIMIT_CPU would not end it).
     int status = 0;
-    waitpid(pid, &status, 0);
+    for (int waited_ms = 0; waitpid(pid, &status, WNOHANG) == 0; waited_ms += 10) {
+        if (waited_ms >= PLANNER_EXIT_SECONDS * 1000) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            die(EXIT_CUDA, "your host code kept the planner (%s) running %d s after it had answered: a sleep or a "
+                           "loop in a static constructor or destructor?",
+                path, PLANNER_EXIT_SECONDS);
+        }
+        usleep(10000);
+    }
     kill(-pid, SIGKILL);  // and anything it left (it may start nothing, but be sure)
     fclose(requests);
     char *failed = strstr(text, "failed\t");
@@ -607,10 +646,18 @@ int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_cou
             int r = region_of(a->address);
             if (r < 0 || r >= region_count)
                 PROBLEM("set memory at an address it was not given (%#llx)", (unsigned long long)a->address);
-            else if (region_offset(a->address) + a->bytes > region_bytes[r])
+            else if (a->bytes > region_bytes[r] || region_offset(a->address) > region_bytes[r] - a->bytes)
                 PROBLEM("set %zu bytes from byte %llu of a buffer of %zu bytes", a->bytes,
                         (unsigned long long)region_offset(a->address), region_bytes[r]);
         }
+        // The attributes a step's kernel may need: more dynamic shared
+        // memory, and its share of the SM's memory as shared memory; not
+        // clusters or scheduling, which the launch audit does not know.
+        if (a->kind == PLAN_ATTRIBUTE && a->attribute != cudaFuncAttributeMaxDynamicSharedMemorySize &&
+            a->attribute != cudaFuncAttributePreferredSharedMemoryCarveout)
+            PROBLEM("set attribute %d of %s: only the dynamic shared memory size and the shared-memory carveout may "
+                    "be set",
+                    a->attribute, a->kernel_name);
         if (a->kind != PLAN_LAUNCH || !a->kernel)
             continue;
         // An argument that is not a region's address passes as it is: a

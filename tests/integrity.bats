@@ -65,6 +65,20 @@ mutant_file() {
     assert_line --regexp '^\.init_array: 1 function\(s\) that run before or after main.*\(line [0-9]+: __attribute__\(\(constructor\(101\)\)\)'
 }
 
+@test "integrity: a constructor put in .init_array by a section attribute, and machine code written as data, fail" {
+    local file=$BATS_TEST_TMPDIR/reduction_interleaved.cu
+    { cat "$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved.cu"
+      printf 'static void early(void) {}\n'
+      printf '__attribute__((section(".init_array.workbook"), used)) static void (*const early_entry)(void) = early;\n'
+      printf '__attribute__((section(".text.workbook"), used)) static const unsigned char ret_code[] = {0xc3};\n'
+      printf 'typedef void (*code_fn)(void);\nvoid call_it(void) { ((code_fn)(const void *)ret_code)(); }\n'
+    } >"$file"
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^\.init_array: 1 function\(s\) that run before or after main.*\(line [0-9]+: __attribute__\(\(section\("\.init_array\.workbook"'
+    assert_line --regexp '^_ZL8ret_code: a data object in \.text\.workbook \(machine code written as data'
+}
+
 # A folder with host compilers that fortify, as Ubuntu's do by default:
 # printf becomes __printf_chk, memcpy __memcpy_chk, and so on. On PATH first,
 # they are the gcc and g++ nvcc finds.

@@ -5,6 +5,7 @@
 # holds them. Needs no GPU: nm reads the programs the build made.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 # global_text FILE: the global functions FILE defines, one a line, sorted.
 global_text() { nm --defined-only "$1" | awk '$2 == "T" { print $3 }' | sort -u; }
@@ -31,4 +32,53 @@ defined() { nm --defined-only "$1" | awk '{ print $3 }' | sort -u; }
         done
     done
     [ "$checked" -ge "${#STEP_DIRS[@]}" ] || fail "only $checked programs were built to check"
+}
+
+# A copy of step 04 whose exercise adds PROBE (C++ at file scope) to the
+# reference solution, built; sets W. The planner runs the file's host code,
+# static constructors first, when the program surveys the file: before it
+# opens a GPU, so this needs none.
+probe_build() {
+    command -v nvcc >/dev/null || skip "no nvcc"
+    [ -d "$WORKBOOK_DIR/solutions/04-reduction-interleaved" ] || skip "no solutions/ here"
+    one_architecture_without_gpu
+    W=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$W"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude=./tests --exclude='./0[1-35-8]-*' -cf - .) | tar -xf - -C "$W"
+    { cat "$W/solutions/04-reduction-interleaved/reduction_interleaved.cu"; printf '%s\n' "$1"; } \
+        >"$W/04-reduction-interleaved/reduction_interleaved.cu"
+    make -s -C "$W/04-reduction-interleaved" all >"$BATS_TEST_TMPDIR/build.log" 2>&1 || fail "$(tail -n 20 "$BATS_TEST_TMPDIR/build.log")"
+}
+
+@test "the planner cannot signal, limit or outgrow others: fcntl, prlimit64 and shared memory are refused it" {
+    probe_build '#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+__attribute__((constructor)) static void probe(void)
+{
+    struct rlimit old;
+    int own = fcntl(3, F_SETOWN, getppid());
+    int limit = prlimit(getppid(), RLIMIT_NOFILE, NULL, &old);
+    int own_limit = prlimit(0, RLIMIT_NOFILE, NULL, &old);
+    void *shared = mmap(NULL, 2ull << 30, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    fprintf(stderr, "probe: F_SETOWN %d, prlimit of the program %d, its own %d, 2 GB shared %s\n", own, limit,
+            own_limit, shared == MAP_FAILED ? "refused" : "mapped");
+}'
+    run --separate-stderr "$W/04-reduction-interleaved/reduction_interleaved" --check -n 1000
+    [[ $stderr == *"probe: F_SETOWN -1, prlimit of the program -1, its own 0, 2 GB shared refused"* ]] || fail "$stderr"
+}
+
+@test "a planner that lingers after it has answered is ended, and the program says why" {
+    probe_build '#include <stdlib.h>
+#include <unistd.h>
+static void linger(void) { sleep(600); }
+__attribute__((constructor)) static void probe(void) { atexit(linger); }'
+    SECONDS=0
+    run --separate-stderr timeout 60 "$W/04-reduction-interleaved/reduction_interleaved" --check -n 1000
+    assert_failure 3
+    [ "$SECONDS" -lt 30 ] || fail "it took ${SECONDS}s"
+    [[ $stderr == *"kept the planner"*"running 5 s after it had answered"* ]] || fail "$stderr"
 }
