@@ -37,7 +37,7 @@ static const step_kernel yours[] = {
 };
 
 // Past the lesson: the road towards cuBLAS, in the reference solution's
-// sgemm_road.cu (one idea per stage; its README section says what each adds).
+// sgemm_road/ (a file per stage; its README section says what each adds).
 // Only the reference solution defines them. The weak declarations let this
 // harness link without them: the pointers are then NULL, and the harness
 // leaves them out.

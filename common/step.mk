@@ -39,9 +39,10 @@ $(if $(PROGRAM),,$(error steps.conf: $(STEP) has no program=))
 $(if $(filter matmul reduction,$(TRACK)),,$(error steps.conf: $(STEP) has track=$(TRACK); it must be matmul or reduction))
 SOLUTION_SRC := $(abspath $(COMMON_DIR)/../solutions/$(STEP)/$(PROGRAM).cu)
 BUILD := build
-# The solution's kernels past the lesson, when its entry names files for them.
+# The solution's kernels past the lesson, when its entry names files for them:
+# build/beyond/ holds their objects, in the folders the files are in.
 BEYOND_SOURCES := $(call step_field,beyond_sources)
-BEYOND_OBJS := $(patsubst %.cu,$(BUILD)/beyond-%.o,$(BEYOND_SOURCES))
+BEYOND_OBJS := $(patsubst %.cu,$(BUILD)/beyond/%.o,$(BEYOND_SOURCES))
 
 ifeq ($(TRACK),matmul)
   LDLIBS += -lcublas
@@ -147,7 +148,8 @@ $(BUILD)/$(PROGRAM).o: $(PROGRAM).cu $(BUILD)/flags
 $(BUILD)/$(PROGRAM)_solution.o: $(SOLUTION_SRC) $(BUILD)/flags
 	$(call learner_object,$<)
 
-$(BUILD)/beyond-%.o: $(dir $(SOLUTION_SRC))%.cu $(BUILD)/flags
+$(BUILD)/beyond/%.o: $(dir $(SOLUTION_SRC))%.cu $(BUILD)/flags
+	@mkdir -p $(@D)
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/main.o: main.cu $(BUILD)/flags $(BUILD)/step-defines
@@ -159,7 +161,7 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
--include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/*.d)
+-include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/*.d $(BEYOND_OBJS:.o=.d))
 
 # Twice: at the small sizes, every block size; and at the timed run's size
 # and block, the graded kernels alone (a kernel may behave otherwise there),

@@ -56,7 +56,7 @@ setup_file() {
         files+=("$(learner_file "$step")" "$WORKBOOK_DIR/$step/main.cu"
             "$WORKBOOK_DIR/common/$(step_field "$step" track).cu")
         with_includes "${files[@]}" >"$GIVEN/$step"
-        files+=("$WORKBOOK_DIR/solutions/$step"/*.cu)
+        files+=("$WORKBOOK_DIR/solutions/$step"/*.cu "$WORKBOOK_DIR/solutions/$step"/*/*.{cu,h})
     done
 }
 

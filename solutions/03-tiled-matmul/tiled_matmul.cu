@@ -11,9 +11,9 @@
 // second so that no thread overwrites a tile on the next trip while others
 // still read it (write-after-read).
 //
-// Past the lesson, sgemm_road.cu (built with this solution, not graded) goes
-// on from here towards cuBLAS: register blocking, 16-byte loads, warp tiling,
-// double buffering, and a tuned tile.
+// Past the lesson, sgemm_road/ (a file per stage, built with this solution,
+// not graded) goes on from here towards cuBLAS: register blocking, 16-byte
+// loads, warp tiling, double buffering, tuning, the tile chosen by N, split-k.
 #include "matmul.h"
 
 template <int TILE>
