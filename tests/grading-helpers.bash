@@ -8,7 +8,8 @@
 #   runs/           what the fake program says in a test: its records (one
 #                   a line, tab-separated) among its messages to people
 #   tools/          a fake ncu and compute-sanitizer, and what they say
-#   report/         result folders, as grading/grade leaves them, for grading/report
+#   report/         result folders as grading/grade leaves them (their verdicts
+#                   one a line), for grading/report
 #   calibrate/      a fake reference solution and manifests for grading/calibrate
 #   thresholds/     a manifest and a calibrated file that lack some thresholds
 #   stub-grading/   grading/lib.bash with every test body replaced by a note
@@ -111,11 +112,21 @@ lesson_csv() {
 CSV
 }
 
-# report_of NAME: a copy of the result folder tests/fixtures/grading/report/NAME
-# in $results, for grading/report to read (and write its files into).
+# report_of NAME: in $results, the result folder that
+# tests/fixtures/grading/report/NAME describes, for grading/report to read
+# (and write its files into): its bats stream, its manifest, and a file per
+# line of its verdicts ("04/speed pass 1.61 ..." is the file 04/speed).
 report_of() {
+    local fixture=$FIXTURES/report/$1 file text
     results=$BATS_TEST_TMPDIR/r
-    cp -r "$FIXTURES/report/$1" "$results"
+    mkdir -p "$results"
+    cp "$fixture"/* "$results/"
+    rm "$results/verdicts"
+    while read -r file text; do
+        [ -n "$file" ] && [ "${file#\#}" = "$file" ] || continue
+        mkdir -p "$results/$(dirname "$file")"
+        echo "$text" >"$results/$file"
+    done <"$fixture/verdicts"
 }
 
 # A fake workbook for calibrate: one step whose solution prints the speedups

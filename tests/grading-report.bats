@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # grading/report: the summary table, the points, and the result files, from
-# a result folder as grading/grade leaves it (tests/fixtures/grading/report/:
-# one verdict file per test under the step's number, the bats stream, and a
-# manifest with the steps' points). No GPU.
+# a result folder as grading/grade leaves it, made by report_of from
+# tests/fixtures/grading/report/NAME: its verdicts (a file per test under the
+# step's number), its bats stream, and a manifest with the steps' points. No GPU.
 
 load grading-helpers
 
@@ -61,7 +61,7 @@ load grading-helpers
     # A kernel not yet correct is not audited; the step's result is still a
     # failure, as its audit test failed.
     report_of audit-failed
-    echo "fail not run" >"$results/08/audit"
+    echo "fail not run" >"$results/08/audit"  # in place of "fail"
     MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
     assert_success
     assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +fail +7/8$'
