@@ -264,8 +264,8 @@ SCRIPT
 
 # use_grader STEP PROGRAM: the grader's library for a real step, its
 # program a script in a fake workbook that prints $FAKE_OUTPUT (as
-# tests/grading.bats does): here the records of a correct timed run, 0.27x
-# the starting kernel.
+# tests/grading-helpers.bash does): here the records of a correct timed
+# run, 0.27x the starting kernel.
 use_grader() {
     STEP=$1
     source "$WORKBOOK_DIR/grading/lib.bash"
@@ -312,8 +312,8 @@ use_grader() {
 
 @test "the lesson test's failure ends with the culprit line" {
     use_grader 04-reduction-interleaved reduction_interleaved
-    # ncu's raw page for the lesson test (as tests/grading.bats fakes it):
-    # the mask tree handed in, 55 warp-level shared stores per block, as the
+    # ncu's raw page for the lesson test (as tests/grading-helpers.bash fakes
+    # it): the mask tree handed in, 55 warp-level shared stores per block, as the
     # given kernel; and the learner's kernel, as the table of its module
     # (build/PROGRAM.kernels, common/kernels.awk) names it.
     mkdir -p "$BATS_TEST_TMPDIR/tools"

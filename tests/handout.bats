@@ -71,6 +71,12 @@ leaked_answers() {
     for f in "$WORKBOOK_DIR"/tests/*.bats; do
         assert [ -f "$dest/tests/$(basename "$f")" ]
     done
+    # ... and what they load: the helpers, and every fixture of the grader's tests.
+    for f in "$WORKBOOK_DIR"/tests/*.bash; do
+        assert [ -f "$dest/tests/$(basename "$f")" ]
+    done
+    assert_equal "$(cd "$dest/tests/fixtures/grading" && find . -type f | sort)" \
+        "$(cd "$WORKBOOK_DIR/tests/fixtures/grading" && find . -type f | sort)"
     # The top README's table of steps lists the steps handed out, and no others.
     run grep -c '^| \[0[1-5]-' "$dest/README.md"
     assert_output 5

@@ -1,0 +1,143 @@
+#!/usr/bin/env bats
+# The correctness tests (grade_check, grade_check_timed) on the fake step:
+# their verdicts from the program's records and exit status, and when the
+# program is not run at all, or stopped. No GPU.
+
+load grading-helpers
+
+# The fake step's program only notes, in $BATS_TEST_TMPDIR/ran, that it ran.
+program_that_notes_it_ran() {
+    fake_program <<SCRIPT
+#!/usr/bin/env bash
+touch "$BATS_TEST_TMPDIR/ran"
+exit 1
+SCRIPT
+}
+
+# The fake step's program never ends.
+program_that_hangs() {
+    fake_program <<'SCRIPT'
+#!/usr/bin/env bash
+sleep 60
+SCRIPT
+}
+
+@test "a correctness test fails with the mismatches, each with its hint, and the program's messages" {
+    use_fake_step
+    # tests/fixtures/grading/runs/check-mismatch.out: one mismatch, and a message.
+    FAKE_STATUS=1
+    program_says check-mismatch.out
+    run grade_check 32 1 33
+    assert_failure
+    assert_output --partial "n=33 block=32 id=mine input=guarded expected=10 got=9"
+    assert_output --partial "    hint: short by 1"
+    assert_output --partial "prog: sum_mine has no kernel for block 64 yet"
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" fail
+}
+
+@test "a correctness test passes on a clean run" {
+    use_fake_step
+    FAKE_OUTPUT=$(record_line summary step=04-fake result=correct)
+    run grade_check 32 1 33
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" pass
+}
+
+@test "a correctness run that ends in a CUDA error fails, is recorded as failed, and stops the speed test" {
+    use_fake_step
+    FAKE_STATUS=3
+    program_says cuda-error.out
+    run grade_check 16x16 1 17
+    assert_failure
+    assert_output --partial "CUDA error (exit 3)"
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-16x16")" fail
+    FAKE_STATUS=0
+    FAKE_OUTPUT=$(timed_output 9.9 99)
+    run grade_speed
+    assert_failure
+    assert_output --partial "not timed"
+}
+
+@test "a wrong result in the timed run fails the correctness test 'correct when timed', and then speed is not timed" {
+    use_fake_step
+    record check-32 pass
+    # tests/fixtures/grading/runs/timed-mismatch.out: a timed run whose
+    # summary is a mismatch, and the program's word on it.
+    FAKE_STATUS=1
+    program_says timed-mismatch.out
+    run grade_check_timed
+    assert_failure
+    assert_output --partial "wrong results in the timed run"
+    assert_output --partial "gave a wrong sum in 1 of 102 runs of the timing"
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-timed")" fail
+    run grade_speed
+    assert_failure
+    assert_output --partial "not timed"
+}
+
+@test "a program without a GPU makes its test skip" {
+    use_fake_step
+    FAKE_STATUS=77
+    FAKE_OUTPUT="prog: skipped: no usable CUDA device (none here)\n"
+    run grade_check 32 1
+    assert_success  # a skipped test returns success to `run`
+    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" skip
+}
+
+@test "a program without a GPU fails its test with REQUIRE_GPU=1" {
+    use_fake_step
+    FAKE_STATUS=77
+    FAKE_OUTPUT="prog: skipped: no usable CUDA device (none here)\n"
+    REQUIRE_GPU=1
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "no GPU, and REQUIRE_GPU=1"
+}
+
+@test "a file that failed its integrity test is not run at all" {
+    use_fake_step
+    program_that_notes_it_ran
+    record integrity fail
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "not run: your file's integrity test failed"
+    run grade_speed
+    assert_failure
+    assert [ ! -e "$BATS_TEST_TMPDIR/ran" ]
+}
+
+@test "a file whose integrity could not be checked is run" {
+    use_fake_step
+    program_that_notes_it_ran
+    # Not checked (no tool, say): its verdict is no finding, and the runs go on.
+    record integrity "fail not checked"
+    run grade_check 32 1
+    assert [ -e "$BATS_TEST_TMPDIR/ran" ]
+}
+
+@test "a hung program is stopped by the timeout and its test fails" {
+    use_fake_step
+    program_that_hangs
+    GRADE_TIMEOUT=1
+    SECONDS=0
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "timed out after 1s"
+    [ "$SECONDS" -lt 20 ]
+}
+
+@test "once a run of a step was stopped by the timeout, the step's other tests fail without waiting for it again" {
+    use_fake_step
+    program_that_hangs
+    GRADE_TIMEOUT=1
+    run grade_check 32 1
+    assert_failure
+    assert_output --partial "timed out after 1s"
+    SECONDS=0
+    run grade_check 64 1
+    assert_failure
+    assert_output --partial "not run: an earlier run of 04-fake was stopped after 1s"
+    run grade_speed
+    assert_failure
+    [ "$SECONDS" -lt 5 ]
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# The lesson test (grade_lesson: a counter of ncu, the learner's kernel
+# against the starting one) and the sanitizer test (grade_sanitize) on the
+# fake step, with the fake ncu and compute-sanitizer of
+# tests/fixtures/grading/tools. The fake step's lesson: stores per block, at
+# least 2.0x fewer than the starting kernel's. No GPU.
+
+load grading-helpers
+
+@test "the lesson test passes when the step's counter falls by its factor, and names the figures" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    # Over every launch of each: the start's two, (220 + 5) / (4 + 1) blocks.
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/lesson")" "pass 20 45 2.0 thresholds.conf"
+}
+
+@test "the lesson test fails when the counter has not fallen enough, naming the figures and the fix" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 220)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "mine: 55 stores per block over its 1 launches; the starting kernel reduce_start: 45 over its 2. The lesson asks for at least 2.0x fewer"
+    assert_output --partial "Keep whole warps idle."
+    [[ $(cat "$GRADE_RESULTS/04/lesson") == "fail 55 45 2.0 thresholds.conf" ]]
+}
+
+@test "the lesson test counts every launch of the learner's kernel: a first launch that does nothing hides nothing" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 0; printf '"4","_Z4minePKiPij","1","900"\n')
+    run grade_lesson
+    assert_failure
+    assert_output --partial "mine: 180 stores per block over its 2 launches"
+}
+
+@test "the lesson test fails when the learner's kernel is not among the launches" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80 | grep -v _Z4mine)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "ncu saw no launch of mine from your file"
+}
+
+@test "the lesson test skips, with the fix, where the GPU's counters are refused to ncu; it never passes" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=""
+    FAKE_NCU_SAYS=$(<"$FIXTURES/tools/ncu-no-permission.out")
+    FAKE_NCU_STATUS=1
+    run grade_lesson
+    assert_success  # a skipped test returns success to `run`; its verdict keeps the reason
+    run cat "$GRADE_RESULTS/04/lesson"
+    assert_output --regexp '^skip ncu may not read .*ERR_NVGPUCTRPERM.* Fix: .*NVreg_RestrictProfilingToAdminUsers=0'
+}
+
+@test "the lesson test skips where the ncu it is given (GRADE_NCU) is missing" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    GRADE_NCU=$BATS_TEST_TMPDIR/no/ncu
+    run grade_lesson
+    assert_success
+    run cat "$GRADE_RESULTS/04/lesson"
+    assert_output --regexp '^skip ncu \(Nsight Compute\) not found'
+}
+
+@test "the lesson test skips where no ncu is on PATH, beside nvcc or in the toolkit's folders" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    # The grader looks for ncu by itself (cuda_tool, common/options.bash):
+    # none given, none on PATH (not even the fake one), no nvcc to look
+    # beside, and a toolkit folder without it.
+    unset GRADE_NCU
+    CUDA_BIN=""
+    NVCC=$BATS_TEST_TMPDIR/no/nvcc
+    CUDA_PATH=$BATS_TEST_TMPDIR/no/cuda
+    PATH=$(path_without ncu)
+    run grade_lesson
+    assert_success
+    [[ $(cat "$GRADE_RESULTS/04/lesson") == "skip ncu (Nsight Compute) not found"* ]]
+}
+
+@test "the lesson test does not profile a kernel that is not correct" {
+    use_fake_step
+    fake_tools
+    record check-32 fail
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "not profiled: 04-fake is not correct yet"
+}
+
+@test "the lesson test skips where the correctness tests were skipped" {
+    use_fake_step
+    fake_tools
+    record check-32 skip
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/lesson")" "skip not profiled: the correctness tests were skipped (no GPU)"
+}
+
+@test "the sanitizer test passes when every tool is clean" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    run grade_sanitize
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "pass memcheck racecheck synccheck initcheck"
+}
+
+@test "the sanitizer test fails on a report, naming the tool and quoting it" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_SANITIZER_SAYS=$(<"$FIXTURES/tools/sanitizer-race.out")
+    FAKE_SANITIZER_STATUS=99
+    run grade_sanitize
+    assert_failure
+    assert_output --partial "compute-sanitizer reports problems in prog"
+    assert_output --partial "Race reported between Write access"
+    [[ $(cat "$GRADE_RESULTS/04/sanitize") == fail* ]]
+}
+
+@test "the sanitizer test skips without compute-sanitizer" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    GRADE_SANITIZER=$BATS_TEST_TMPDIR/no/compute-sanitizer
+    run grade_sanitize
+    assert_success
+    [[ $(cat "$GRADE_RESULTS/04/sanitize") == "skip compute-sanitizer not found"* ]]
+}
+
+@test "the sanitizer test does not sanitize a kernel that is not correct" {
+    use_fake_step
+    fake_tools
+    record check-32 fail
+    run grade_sanitize
+    assert_failure
+    assert_output --partial "not sanitized: 04-fake is not correct yet"
+}
+
+@test "the sanitizer test skips where the correctness tests were skipped" {
+    use_fake_step
+    fake_tools
+    record check-32 skip
+    run grade_sanitize
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "skip not sanitized: the correctness tests were skipped (no GPU)"
+}
+
+@test "a missing ncu or compute-sanitizer makes its test skip, also under bats' errexit, outside run" {
+    # The graded tests call these functions directly, where a failed
+    # assignment would end the test as failed: find_cuda_tool must succeed.
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    set -e
+    tool=$(find_cuda_tool ncu "$BATS_TEST_TMPDIR/no/ncu")
+    assert_equal "$tool" ""
+    tool=$(find_cuda_tool compute-sanitizer "$BATS_TEST_TMPDIR/no/compute-sanitizer")
+    assert_equal "$tool" ""
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# The grader and the manifest: every step of steps.conf gets its tests, a
+# default speed threshold, and where it has a lesson test, all that the
+# lesson test needs. Read from the workbook's own steps.conf; no GPU.
+
+load grading-helpers
+
+@test "every step folder has an entry in steps.conf whose tests can be written, with a default threshold" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    # The written files are run, not counted (bats --count reads only the
+    # @test lines): they load a library that is the real one with each test
+    # body replaced by a line saying which body ran, with what
+    # (tests/fixtures/grading/stub-grading/lib.bash).
+    local stub=$FIXTURES/stub-grading written=$BATS_TEST_TMPDIR/written
+    mkdir -p "$written"
+    export REAL_GRADING_DIR=$GRADING_DIR BODIES_RAN=$BATS_TEST_TMPDIR/ran
+    expected=()
+    for dir in "${STEP_DIRS[@]}"; do
+        step=$(basename "$dir")
+        (GRADING_DIR=$stub && write_step_tests "$step" "$written") || fail "cannot write the tests of $step from steps.conf"
+        expected+=("$step grade_build" "$step grade_integrity")
+        for block in $(step_field "$step" blocks | tr , ' '); do
+            expected+=("$step grade_check $block")
+        done
+        expected+=("$step grade_check_timed" "$step grade_speed")
+        [ -z "$(step_field "$step" lesson_title)" ] || expected+=("$step grade_lesson")
+        expected+=("$step grade_sanitize" "$step grade_launch_audit")
+        value=$(threshold "$MANIFEST" "${step%%-*}" x_start)
+        [ -n "$value" ] || fail "no x_start threshold for $step"
+        at_least "$value" 1.01 || fail "threshold $value for $step would pass an unchanged starting kernel"
+    done
+    run bats --tap "$written"
+    assert_success
+    refute_output --partial "not ok"
+    assert_equal "$(grep -c '^ok ' <<<"$output")" "${#expected[@]}"
+    assert_equal "$(cat "$BODIES_RAN")" "$(printf '%s\n' "${expected[@]}")"
+}
+
+@test "every lesson test names a metric the profile shows, a starting kernel, and a factor" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    keys=(lesson lesson_title lesson_run lesson_start lesson_metric lesson_what lesson_fix)
+    checked=0
+    for step in $(manifest_steps); do
+        # A step with any of the lesson's keys has a lesson test (its title
+        # writes one), so it needs all of them.
+        set_keys=""
+        for key in "${keys[@]}"; do
+            [ -z "$(step_field "$step" $key)" ] || set_keys+=" $key"
+        done
+        [ -n "$set_keys" ] || continue
+        for key in "${keys[@]}"; do
+            [ -n "$(step_field "$step" $key)" ] || fail "$step: a lesson test (it sets$set_keys) without $key= in steps.conf"
+        done
+        checked=$((checked + 1))
+        metrics=$(step_field "$step" profile)
+        for m in $(step_field "$step" lesson_metric | tr '/+-' '   '); do
+            [[ ,$metrics, == *,$m,* ]] || fail "$step: its lesson metric $m is not in its profile= (make profile shows those)"
+        done
+        factor=$(step_field "$step" lesson)
+        at_least "$factor" 1.5 || fail "lesson factor $factor for $step would pass a kernel that barely moved"
+        grep -q "__global__ void $(step_field "$step" lesson_start)\b" "$WORKBOOK_DIR"/common/*.cu "$WORKBOOK_DIR/$step/main.cu" ||
+            fail "$step: its lesson_start names no kernel of the harness"
+    done
+    [ "$checked" -ge 1 ] || fail "no step of steps.conf has a lesson test to check"
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bats
+# The options of grading/grade and grading/batch: what each refuses, with
+# exit 2, before grading or building anything. No GPU.
+
+load grading-helpers
+
+@test "grade refuses a step number that is not two digits" {
+    run "$WORKBOOK_DIR/grading/grade" --step 4
+    assert_failure 2
+    assert_output --partial "bad step '4'"
+}
+
+@test "grade refuses an unknown option" {
+    run "$WORKBOOK_DIR/grading/grade" --bogus
+    assert_failure 2
+}
+
+@test "grade refuses a step that steps.conf does not list" {
+    run "$WORKBOOK_DIR/grading/grade" --step 99
+    assert_failure 2
+    assert_output --partial "no step 99 in steps.conf"
+}
+
+@test "batch refuses a bad --step before building anything" {
+    # (4 for 04 is accepted: tests/grading-batch.bats grades with --step 4.)
+    mkdir -p "$BATS_TEST_TMPDIR/class/alice"
+    for bad in 9 4x 004 ""; do
+        run "$WORKBOOK_DIR/grading/batch" --step "$bad" --out "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/class"
+        assert_failure 2
+        refute_output --partial "== alice"
+    done
+}
+
+@test "batch refuses --step without a value" {
+    run "$WORKBOOK_DIR/grading/batch" --step
+    assert_failure 2
+    assert_output --partial "--step needs a value"
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# grading/grade end to end on step 04 without a GPU (CUDA_VISIBLE_DEVICES=):
+# what it skips and says, the result files it writes (JUnit, Gradescope's,
+# Classroom's), the folder it keeps its records in (--results), and an empty
+# environment. It builds step 04 in the workbook, for this machine.
+
+load grading-helpers
+
+@test "grading without a GPU skips every GPU test, says why, and passes; the result files mark the skips" {
+    # The reference solution, or in a copy handed out without solutions/, the exercise.
+    local solutions=--solutions program=reduction_interleaved_solution
+    [ -d "$WORKBOOK_DIR/solutions/04-reduction-interleaved" ] || { solutions=; program=reduction_interleaved; }
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 $solutions \
+        --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml" \
+        --gradescope "$BATS_TEST_TMPDIR/gs.json" --classroom "$BATS_TEST_TMPDIR/cr.json"
+    assert_success
+    assert_output --partial "# skip $program: skipped: no usable CUDA device"
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/17$'
+    # Skipped, not failed, in the result files; Gradescope has no such status, and its output says so.
+    assert_equal "$(grep -c '"status": "skipped"' "$BATS_TEST_TMPDIR/cr.json")" 11
+    refute grep -q '"status": "fail"' "$BATS_TEST_TMPDIR/cr.json"
+    assert_equal "$(grep -c '"output": "skipped, not failed (Gradescope has no status for a skipped test)' "$BATS_TEST_TMPDIR/gs.json")" 11
+    refute grep -q '"status": "failed"' "$BATS_TEST_TMPDIR/gs.json"
+    if command -v python3 >/dev/null; then
+        python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' "$BATS_TEST_TMPDIR/gs.json" "$BATS_TEST_TMPDIR/cr.json"
+    fi
+    assert_output --partial "# skip not profiled: the correctness tests were skipped (no GPU)"
+    assert_output --partial "# skip not sanitized: the correctness tests were skipped (no GPU)"
+    # JUnit: complete, one testcase per test, the skips marked.
+    run cat "$BATS_TEST_TMPDIR/junit.xml"
+    assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="13" failures="0" errors="0" skipped="11"'
+    assert_line '</testsuites>'
+}
+
+@test "grading without a GPU with --require-gpu fails, and the table says no GPU rather than a verdict" {
+    local solutions=--solutions
+    [ -d "$WORKBOOK_DIR/solutions/04-reduction-interleaved" ] || solutions=
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 $solutions --require-gpu \
+        --results "$BATS_TEST_TMPDIR/g"
+    assert_failure 1
+    assert_output --partial "no GPU, and REQUIRE_GPU=1"
+    # The table says why, rather than a verdict on a kernel that never ran.
+    assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +no GPU +no GPU +2/17$'
+    assert_line --partial "no GPU: the GPU tests of step(s) 04 could not run here"
+}
+
+@test "grade --results never empties a folder it did not make" {
+    mine=$BATS_TEST_TMPDIR/mine
+    mkdir -p "$mine"
+    echo "my notes" >"$mine/notes.txt"
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$mine"
+    assert_failure 2
+    assert_output --partial "holds files that grade did not write"
+    assert_equal "$(cat "$mine/notes.txt")" "my notes"
+}
+
+@test "grade --results replaces a folder grade made, run after run" {
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
+    assert_success
+    assert [ -f "$BATS_TEST_TMPDIR/new/.grade-results" ]
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
+    assert_success
+}
+
+@test "grade --results refuses a file, such as one that grade wrote, as not a folder" {
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
+    assert_success
+    run "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new/bats-stream"
+    assert_failure 2
+    assert_output --partial "not a folder"
+    assert [ -f "$BATS_TEST_TMPDIR/new/bats-stream" ]
+}
+
+@test "grading finds CUDA and the bats libraries with an empty environment, as Classroom's runner gives it" {
+    # Where bats lives outside the places grade looks without PATH, an empty
+    # environment cannot find it: that machine cannot run this test.
+    local found="" d
+    for d in /usr/local/bin /usr/bin /bin "$WORKBOOK_DIR/.tools/bats/bin"; do [ -x "$d/bats" ] && found=$d; done
+    [ -n "$found" ] || skip "bats is on PATH only ($(command -v bats)): grade finds it without PATH in /usr/local/bin, /usr/bin or .tools/bats"
+    found=""
+    for d in /usr/lib/bats /usr/local/lib/bats "$WORKBOOK_DIR/.tools/bats/lib/bats"; do [ -f "$d/bats-assert/load.bash" ] && found=$d; done
+    [ -n "$found" ] || skip "bats-support and bats-assert are only in BATS_LIB_PATH ($BATS_LIB_PATH): grade finds them without it in /usr/lib/bats, /usr/local/lib/bats or .tools/bats/lib/bats"
+    # The build's own SM and compiler go along, so that the user's build is
+    # used as it is, not rebuilt for other architectures by another nvcc.
+    build=("NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}")
+    [ -z "${SM+set}" ] || build+=("SM=$SM")
+    flags=$WORKBOOK_DIR/04-reduction-interleaved/build/flags
+    before=$(stat -c '%Y %s' "$flags" 2>/dev/null; cat "$flags" 2>/dev/null)
+    run env -i CUDA_VISIBLE_DEVICES= "${build[@]}" /bin/bash "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
+    assert_success
+    assert_line --regexp '^04-reduction-interleaved +pass +skip +skip +skip +skip +skipped +2/17$'
+    [ ! -f "$flags" ] || assert_equal "$(stat -c '%Y %s' "$flags"; cat "$flags")" "$before"
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bats
+# The speed test (grade_speed) on the fake step: its verdict from the records
+# of the timed run, against the thresholds in
+# tests/fixtures/grading/fake-step/thresholds.conf (x_start 1.50, 20% of the
+# ceiling). No GPU.
+
+load grading-helpers
+
+@test "the speed test passes at the threshold and names the figures" {
+    use_fake_step
+    timed_speed 1.6100 22.40
+    assert_success
+    assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.6100 1.50 22.40 20 thresholds.conf"
+}
+
+@test "the speed test fails below the speedup threshold" {
+    use_fake_step
+    timed_speed 1.0040 22.40
+    assert_failure
+    assert_output --partial "1.00x faster than the starting kernel; at least 1.50x is required"
+    [[ $(cat "$GRADE_RESULTS/04/speed") == fail* ]]
+}
+
+@test "the speed test fails below the share of the ceiling" {
+    use_fake_step
+    timed_speed 1.9 12.5
+    assert_failure
+    assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
+}
+
+@test "the speed test below both thresholds says both, and what the floor is about (the step's pct_hint)" {
+    use_fake_step
+    timed_speed 1.10 12.5
+    assert_failure
+    assert_output --partial "1.10x faster than the starting kernel; at least 1.50x is required"
+    assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
+    assert_output --partial "The lesson of this step is reaching the limit of the memory."
+}
+
+@test "the speed test does not time a step that is not correct" {
+    use_fake_step
+    record check-256 fail
+    FAKE_OUTPUT=$(timed_output 9.9 99)
+    run grade_speed
+    assert_failure
+    assert_output --partial "not timed"
+}
+
+@test "a timing the program prints changes no speed verdict: the speed comes from the program's records file" {
+    use_fake_step
+    record build pass
+    # A slow kernel that prints a fast timing, and a passing summary, onto
+    # stdout (tests/fixtures/grading/runs/prints-fast-timing.out).
+    program_prints prints-fast-timing.out
+    timed_speed 1.0040 22.40
+    assert_failure
+    assert_output --partial "1.00x faster than the starting kernel"
+}
