@@ -70,8 +70,9 @@ if [ "$new_log" != "$log" ]; then
     mv "$new_log" "$log"
 fi
 
-# From the records: bench.csv (every row), progression.tsv (the table's rows),
-# and the table. Per track (the device record names it), the ceiling and the
+# From the records (the tracks' facts first, from their files: a log may be
+# older than the programs' own track records): bench.csv (every row),
+# progression.tsv (the table's rows), and the table. Per track (the device record names it), the ceiling and the
 # first kernel come from the track's first step; per step, its graded kernel (the last of the learner's)
 # and what lies past it.
 awk -F'\t' -v csv="$results/bench.csv" -v tsv="$results/progression.tsv" -f "$root/common/records.awk" -f <(cat <<'AWK'
@@ -103,8 +104,8 @@ $1 == "time" {
           field("pct_ceiling") "," field("x_start") "," field("x_first") >> csv
     if (track != last_track) {
         printf "\n%s track, %s = %s (each step timed in its own run, at its default block)\n", track,
-               track == "matmul" ? "N" : "n", field("n")
-        printf "  %-66s %9s %10s %9s %8s %8s\n", "kernel", "ms", field("unit"), "% " (track == "matmul" ? "cuBLAS" : "copy"),
+               fact(track, "size_symbol"), field("n")
+        printf "  %-66s %9s %10s %9s %8s %8s\n", "kernel", "ms", field("unit"), "% " fact(track, "ceiling"),
                "x start", "x first"
         last_track = track
         first_step = step
@@ -121,7 +122,7 @@ $1 == "summary" {
     for (i = 1; i < n; i++) { $0 = lines[i]; keep(substr(step, 1, 2) " " field("label") " [" field("role") "]", field("role")) }
 }
 AWK
-) "$log"
+) <(track_records) "$log"
 
 if command -v gnuplot >/dev/null 2>&1; then
     "$root/common/plot.sh" "$results/progression.tsv" "$results/bench.svg" && echo "wrote $results/bench.svg" >&2

@@ -105,7 +105,7 @@ if [ ${#outside[@]} -gt 0 ]; then
     {
         echo "$(basename "$file") includes what is not part of a hand-in, so it was not compiled:"
         printf '  %s\n' "${outside[@]}"
-        echo "A step's file may include the workbook's headers that its step is handed (common/: \"reduction.h\", \"matmul.h\"; not a later step's answer), the CUDA toolkit's and the system's; nothing else."
+        echo "A step's file may include the workbook's headers that its step is handed (common/: its track's header, such as the one its exercise includes; not a later step's answer), the CUDA toolkit's and the system's; nothing else."
     } >&2
     exit 1
 fi

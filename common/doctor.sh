@@ -95,9 +95,14 @@ fi
 
 echo
 echo "The build"
+# The first step's program that is built, in the manifest's order.
 program=""
-for p in "$WORKBOOK_DIR"/04-reduction-interleaved/reduction_interleaved_solution "$WORKBOOK_DIR"/04-reduction-interleaved/reduction_interleaved; do
-    [ -x "$p" ] && { program=$p; break; }
+source "$WORKBOOK_DIR/common/manifest.bash"
+for folder in $(manifest_steps 2>/dev/null); do
+    name=$(step_field "$folder" program)
+    for p in "$WORKBOOK_DIR/$folder/${name}_solution" "$WORKBOOK_DIR/$folder/$name"; do
+        [ -x "$p" ] && [ -f "$p" ] && { program=$p; break 2; }
+    done
 done
 cuobjdump=$(find_tool cuobjdump)
 if [ -z "$program" ]; then

@@ -86,7 +86,7 @@ lesson_what=$(step_field "$folder" lesson_what)
 # (so that only the learner's kernels run).
 if [ -z "$run_args" ]; then
     size=$(sed -n 's/.*-n \([^ ]*\).*/\1/p' <<<"$(step_field "$folder" lesson_run)")
-    [ -n "$size" ] || case $(step_field "$folder" track) in matmul) size=256 ;; *) size=2^20 ;; esac
+    [ -n "$size" ] || size=$(step_fact "$folder" explain_size)
     block=$(sed -n 's/.*-b \([^ ]*\).*/\1/p' <<<"$(step_field "$folder" timed)")
     run_args="--check -n $size${block:+ -b $block}"
 fi

@@ -148,6 +148,7 @@ static void print_usage(const option_spec *spec)
     printf("  -m, --machine      print tab-separated key=value records instead of tables\n");
     printf("      --records FILE write the records to FILE (implies --machine); stdout is left to\n");
     printf("                     what the kernels print\n");
+    printf("      --facts        print the track's facts (a record for the scripts) and end; no GPU\n");
     printf("  -o, --only ROLES   run only the kernels of these roles, a comma-separated list of\n");
     printf("                     first, start, given, yours, beyond, library (the ceiling is always\n");
     printf("                     timed); --only beyond: the reference solution's kernels past the lesson\n");
@@ -309,13 +310,14 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     opt->reps = spec->default_reps;
     opt->seed = 1;
 
-    enum { RECORDS_OPTION = 1000 };  // a long option only: no letter of its own
+    enum { RECORDS_OPTION = 1000, FACTS_OPTION };  // long options only: no letter of their own
     static const struct option longopts[] = {
         {"size", required_argument, NULL, 'n'},  {"block", required_argument, NULL, 'b'},
         {"reps", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
         {"check", no_argument, NULL, 'c'},       {"machine", no_argument, NULL, 'm'},
         {"only", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
         {"records", required_argument, NULL, RECORDS_OPTION},
+        {"facts", no_argument, NULL, FACTS_OPTION},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;  // we word the errors ourselves, on one line
@@ -342,6 +344,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
             open_records(optarg);
             opt->machine = true;
             break;
+        case FACTS_OPTION: opt->facts = true; break;
         case 'h': print_usage(spec); exit(EXIT_CORRECT);
         case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
@@ -857,8 +860,8 @@ static int time_contenders(const track *t, const flow_point *at, const char *blo
     }
     char config[160];
     snprintf(config, sizeof config, "step=%s\tn=%llu\tblock=%s\treps=%d", at->step, at->n, block, opt->reps);
-    set_activity("timing at %s=%llu, block %s", t->size_symbol, at->n, block);
-    time_and_report(opt, config, entries, entries_count, start, first, t->rate_unit, t->ceiling_name);
+    set_activity("timing at %s=%llu, block %s", track_words.size_symbol, at->n, block);
+    time_and_report(opt, config, entries, entries_count, start, first, t->rate_unit, track_words.ceiling);
 
     // Every run of each kernel must have left a right result too.
     int wrong = 0;
@@ -889,12 +892,46 @@ static int check_refilled(const track *t, const flow_point *at, const contender 
     return 1;
 }
 
+// The fact KEY of the track's facts, into out ("" where it has none).
+static const char *track_fact(const track *t, const char *key, char *out, size_t len)
+{
+    size_t k = strlen(key);
+    out[0] = '\0';
+    for (const char *f = t->facts; f && *f; f += strcspn(f, "\t") + (f[strcspn(f, "\t")] ? 1 : 0))
+        if (strncmp(f, key, k) == 0 && f[k] == '=') {
+            snprintf(out, len, "%.*s", (int)strcspn(f + k + 1, "\t"), f + k + 1);
+            break;
+        }
+    return out;
+}
+
+// The facts this program uses itself, read once from the track's facts.
+static struct {
+    char name[64];          // the device record's track=
+    char size_symbol[16];   // "n" or "N", in messages
+    char ceiling[64];       // heads the % column: "copy", "cuBLAS"
+} track_words;
+
+static void read_track_words(const track *t)
+{
+    track_fact(t, "name", track_words.name, sizeof track_words.name);
+    track_fact(t, "size_symbol", track_words.size_symbol, sizeof track_words.size_symbol);
+    track_fact(t, "ceiling", track_words.ceiling, sizeof track_words.ceiling);
+    if (!track_words.name[0] || !track_words.size_symbol[0] || !track_words.ceiling[0])
+        die(EXIT_USAGE, "the track's TRACK_FACTS lack a name, size_symbol or ceiling (common/track-facts.awk)");
+}
+
 int run_step(int argc, char **argv, const track *t, const step_spec *s)
 {
     const block_rule *blocks = s->blocks ? s->blocks : t->blocks;
     option_spec spec = {s->name, s->summary, t->size_meaning, t->default_size, t->max_size, blocks, t->default_reps};
     options opt;
     parse_options(argc, argv, &spec, &opt);
+    read_track_words(t);
+    if (opt.facts) {  // as common/track-facts.awk reads them from the file: no trailing tab
+        printf("track\t%.*s\n", (int)strlen(t->facts) - 1, t->facts);
+        return EXIT_CORRECT;
+    }
     audit_set_facts(s->audit);  // a malformed STEP_AUDIT exits 2 here, before any CUDA call
     if (s->yours_count == 0)
         die(EXIT_USAGE, "%s lists none of the learner's kernels: its main.cu needs at least one in `yours`", s->name);
@@ -920,7 +957,9 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
     plans_make(ids, id_count, &opt);  // before any kernel runs, and the planner is gone after it
     if (t->open)
         t->open();
-    print_device(&opt, s->name, t->name);
+    print_device(&opt, s->name, track_words.name);
+    if (opt.machine)  // what the scripts know of the track, beside what they read of its runs
+        print_record("track", "%.*s", (int)strlen(t->facts) - 1, t->facts);
     int findings = audit_plans(t, &opt, s, cs, count, graded);
 
     int failures = 0, runs = 0;

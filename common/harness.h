@@ -79,6 +79,7 @@ typedef struct {
     unsigned long long seed;
     bool check_only;  // --check: correctness only, no timing
     bool machine;     // --machine: records for the grader instead of a table
+    bool facts;       // --facts: the track's facts, then nothing else
     unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all
 } options;
 
@@ -244,16 +245,17 @@ typedef struct {
 // on the track's own state -- the inputs, the reference and the buffers of
 // the size at hand -- which it keeps in its file.
 typedef struct {
-    const char *name;                // "matmul" or "reduction": the device record's track=
+    // TRACK_FACTS of the track's file: its name, size symbol, ceiling and
+    // what the scripts know of it (--facts prints them; track-facts.awk reads
+    // them from the file).
+    const char *facts;
     const char *size_meaning;        // for --help: "ints to sum"
-    const char *size_symbol;         // in messages: "n" (n=1000) or "N" (N=2048)
     unsigned long long default_size, max_size;
     int default_reps;
     const block_rule *blocks;        // unless the step has its own
     const step_kernel *first;        // the track's first kernel, as the first step starts from it
     const step_kernel *first_timed;  // the same kernel, as the later steps time it
     const char *rate_unit;           // "GB/s" or "GFLOP/s"
-    const char *ceiling_name;        // "copy" or "cuBLAS": heads the % column; the plausibility gate's yardstick
     const char *checks_cover;        // ends the summary line: "block sizes, guarded and exact-size inputs"
     const char *fresh_inputs;        // after "wrong once " when the refilled check fails: "A and B held fresh
                                      // values: does it remember a product from an earlier call?"

@@ -34,3 +34,29 @@ step_points() {
 step_numbers() {
     manifest_steps | cut -c1-2 | paste -sd' ' -
 }
+
+# track_fact TRACK KEY: one fact of a track, as its file declares it
+# (TRACK_FACTS in common/TRACK.cu, read by common/track-facts.awk); nothing
+# where the track has no such fact. Status 1, with a message: no such track.
+track_fact() {
+    local file
+    file="$(dirname "$MANIFEST_READER")/$1.cu"
+    [ -n "$1" ] && [ -f "$file" ] || { echo "no track '$1': a track is a file of common/ that declares its TRACK_FACTS" >&2; return 1; }
+    awk -v key="$2" -f "$(dirname "$MANIFEST_READER")/track-facts.awk" "$file"
+}
+
+# step_fact STEP KEY: a fact of the step's track.
+step_fact() {
+    track_fact "$(step_field "$1" track)" "$2"
+}
+
+# track_records: every track's facts, a `track` record each (records.awk
+# reads them: fact(track, key)), for a script reading a log that may predate
+# the programs' own track records.
+track_records() {
+    local file
+    for file in "$(dirname "$MANIFEST_READER")"/*.cu; do
+        grep -q '^static const char TRACK_FACTS\[\] =' "$file" &&
+            awk -f "$(dirname "$MANIFEST_READER")/track-facts.awk" "$file"
+    done
+}

@@ -33,21 +33,26 @@ plural() { [ "$1" = 1 ] && echo "$1 $2" || echo "$1 ${2}s"; }
 program=$(field program)
 blocks=$(field blocks | tr ',' ' ')
 timed=$(field timed)
-track=$(field track)
 audit=$(field audit)
 audit_fact() { tr ' ' '\n' <<<"$audit" | sed -n "s/^$1=//p"; }
 
-# The sizes of the correctness tests: those every block shares, then, for a
-# reduction, those around the block's own size, written in terms of B.
+# The sizes of the correctness tests: those every block shares, then, where
+# the track's sizes follow the block (its check_block_multiples), those
+# around k blocks' worth, written in terms of B.
 first=${blocks%% *}
 common_sizes=$(step_check_sizes "$step" "$first" | paste -sd' ')
 around=""
-if [ "$track" = reduction ]; then
+multiples=$(step_fact "$step" check_block_multiples)
+if [ -n "$multiples" ]; then
     # The sizes that follow the block: those of one block that are not
     # among another block's.
     other=${blocks##* }
     common_sizes=$(comm -12 <(step_check_sizes "$step" "$first" | sort) <(step_check_sizes "$step" "$other" | sort) | sort -n | paste -sd' ')
-    around="B−1, B, B+1, 2B−1, 2B, 2B+1, 4B−1, 4B and 4B+1 (B: the block size)"
+    around="$(for k in ${multiples//,/ }; do
+        [ "$k" = 1 ] && k=""
+        printf '%s ' "${k}B−1" "${k}B" "${k}B+1"
+    done)"
+    around="$(commas $around) (B: the block size)"
 fi
 
 # What the launch audit wants, in words.

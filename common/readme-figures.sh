@@ -16,6 +16,7 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 OPTIONS_NAME="readme-figures"
 source "$root/common/options.bash"
+source "$root/common/manifest.bash"  # track_records: the tracks' facts
 case ${1:-} in -h | --help) usage; exit 0 ;; -*) die "unknown option '$1' (try --help)" ;; esac
 [ $# -le 2 ] || die "too many arguments (try --help)"
 log=${1:-$root/results/bench.log}
@@ -63,12 +64,12 @@ for readme in "$root"/[0-9][0-9]-*/README.md; do
     $1 == "device" && field("step") == step { gpu = field("name"); runtime = field("runtime") }
     $1 == "time" && field("step") == step {
         if (!rows++) {
-            matmul = track_of[step] == "matmul"
-            size = matmul ? "N = " field("n") : "n = " field("n") " ints"
+            track = track_of[step]
+            size = fact(track, "size_symbol") " = " field("n") (fact(track, "size_unit") == "" ? "" : " " fact(track, "size_unit"))
             printf "Measured by `make bench` on %s (CUDA %s), %s: %s, block %s, median of %s interleaved runs.\n\n",
                    gpu, runtime, date, size, field("block"), field("reps")
             printf "| kernel | ms | %s | %% of %s | x start | x first |\n", field("unit"),
-                   matmul ? "cuBLAS" : "copy"
+                   fact(track, "ceiling")
             print "|---|---:|---:|---:|---:|---:|"
         }
         printf "| %s [%s] | %.4f | %.1f | %.1f | %s | %s |\n", field("label"), field("role"), field("ms"), field("rate"),
@@ -76,7 +77,7 @@ for readme in "$root"/[0-9][0-9]-*/README.md; do
     }
     END { if (!rows) exit 1 }
 AWK
-    ) "$log") || { echo "readme-figures: $step: not in $log" >&2; continue; }
+    ) <(track_records) "$log") || { echo "readme-figures: $step: not in $log" >&2; continue; }
     awk -v number="$number" -v table="$table" '
     $0 == "<!-- bench:" number " -->" { print; print table; skip = 1; next }
     $0 == "<!-- /bench -->" { skip = 0 }

@@ -36,28 +36,12 @@ TRACK := $(call step_field,track)
 STEP_AUDIT := $(call step_field,audit)
 PROFILE_METRICS := $(call step_field,profile)
 $(if $(PROGRAM),,$(error steps.conf: $(STEP) has no program=))
-$(if $(filter matmul reduction,$(TRACK)),,$(error steps.conf: $(STEP) has track=$(TRACK); it must be matmul or reduction))
 SOLUTION_SRC := $(abspath $(COMMON_DIR)/../solutions/$(STEP)/$(PROGRAM).cu)
 BUILD := build
 # The solution's kernels past the lesson, when its entry names files for them:
 # build/beyond/ holds their objects, in the folders the files are in.
 BEYOND_SOURCES := $(call step_field,beyond_sources)
 BEYOND_OBJS := $(patsubst %.cu,$(BUILD)/beyond/%.o,$(BEYOND_SOURCES))
-
-ifeq ($(TRACK),matmul)
-  LDLIBS += -lcublas
-  SANITIZE_SIZES ?= 1,17,33,100
-  SANITIZE_BLOCKS ?= 8x8,16x16,32x32
-  PROFILE_ARGS ?= -n 1024 -r 1
-  # At the timed size the four tools watch every access of a 2048^3 product:
-  # on an H100 they did not finish step 03 in 6 minutes. The small sizes run
-  # all four.
-  SANITIZE_TIMED_TOOLS ?= --tools memcheck
-else
-  SANITIZE_SIZES ?= 1,33,1000,65537
-  SANITIZE_BLOCKS ?= 32,256,1024
-  PROFILE_ARGS ?= -n 2^20 -b 256 -r 1
-endif
 
 # The program loads the learner's kernels with the driver API (plan.cu), from
 # the driver's library as the runtime loads it: dlopen.
@@ -67,6 +51,16 @@ ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)
 # The shared harness is compiled once for every step, into common/build.
 COMMON_BUILD := $(COMMON_DIR)/build
 include $(COMMON_DIR)/common.mk
+
+$(if $(filter $(TRACKS),$(TRACK)),,$(error steps.conf: $(STEP) has track=$(TRACK); it must be one of: $(TRACKS) (a track is a file of common/ that declares its TRACK_FACTS)))
+# What the track's file declares (TRACK_FACTS): the libraries it links, and
+# the runs of make sanitize and make profile.
+LDLIBS += $(call track_fact,$(TRACK),libs)
+SANITIZE_SIZES ?= $(call track_fact,$(TRACK),sanitize_sizes)
+SANITIZE_BLOCKS ?= $(call track_fact,$(TRACK),sanitize_blocks)
+PROFILE_ARGS ?= $(call track_fact,$(TRACK),profile_args)
+# At the timed size, the tools that finish there ("": all four).
+SANITIZE_TIMED_TOOLS ?= $(addprefix --tools ,$(call track_fact,$(TRACK),sanitize_timed_tools))
 # Rebuild everything when the flags change (another SM, another nvcc). The file
 # is replaced whole, so that a make running beside this one never reads half.
 quote = '$(subst ','\'',$(1))'

@@ -7,32 +7,19 @@ GRADING_DIR=${GRADING_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 source "$(dirname "${BASH_SOURCE[0]}")/../common/manifest.bash"
 RECORDS_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../common" && pwd)/records.awk"
 
-# The sizes that catch the usual mistakes of a reduction, for one block size
-# b: tiny ones; one short of, at and one past b, 2b and 4b elements (what a
-# block sums per level or per trip: b in steps 04-05, 2b from step 06 on, 4b
-# in a trip of 08's solution); odd ones; and several times the L2 cache.
-reduction_sizes() {
-    local b=$1 k
-    {
-        printf '%s\n' 1 2 31 32 33 255 256 257 511 512 513 1000 65537 1000003 16777217 67108864
-        for k in 1 2 4; do printf '%s\n' $((k * b - 1)) $((k * b)) $((k * b + 1)); done
-    } | sort -nu
-}
-
-# The sizes for matrix multiplication: tiny, around a tile or block of 16 and
-# 32, odd ones, and the timed size.
-matmul_sizes() {
-    printf '%s\n' 1 2 15 16 17 31 32 33 100 257 1000 1023 2048
-}
-
 # step_check_sizes STEP BLOCK: the sizes a step's correctness tests check
-# with that block, by its track. Status 1 for a step with no track.
+# with that block, as its track's file declares them (common/track-facts.awk):
+# its check_sizes, and for each k of its check_block_multiples, one short of,
+# at and one past k blocks' worth of elements (what a block sums per level or
+# per trip). Status 1 for a step with no track.
 step_check_sizes() {
-    case $(step_field "$1" track) in
-    reduction) reduction_sizes "$2" ;;
-    matmul) matmul_sizes ;;
-    *) echo "step_check_sizes: $1 has no track in $MANIFEST" >&2; return 1 ;;
-    esac
+    local block=${2%%x*} sizes multiples k
+    sizes=$(step_fact "$1" check_sizes) || return 1
+    multiples=$(step_fact "$1" check_block_multiples)
+    {
+        tr ',' '\n' <<<"$sizes"
+        for k in ${multiples//,/ }; do printf '%s\n' $((k * block - 1)) $((k * block)) $((k * block + 1)); done
+    } | sort -nu
 }
 
 # write_step_tests STEP DIR: write DIR/STEP.bats, the step's tests, from its

@@ -167,7 +167,7 @@ on_gpu() {
 }
 
 # A line of a record: its kind, then a tab (common/records.awk).
-RECORD_LINE=$'^(device|check|time|summary|audit|launch|finding)\t'
+RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding)\t'
 
 # run_program ARGS...: run the step's program under timeout, its records
 # going to a file of this test's; sets status, output (what the program
