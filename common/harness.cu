@@ -357,6 +357,13 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         usage_error("unexpected argument '%s'", argv[optind]);
 }
 
+// The facts this program uses itself, read once from the track's facts.
+static struct {
+    char name[64];          // the device record's track=
+    char size_symbol[16];   // "n" or "N", in messages
+    char ceiling[64];       // heads the % column: "copy", "cuBLAS"
+} track_words;
+
 // ===========================================================================
 // Device
 // ===========================================================================
@@ -904,13 +911,6 @@ static const char *track_fact(const track *t, const char *key, char *out, size_t
         }
     return out;
 }
-
-// The facts this program uses itself, read once from the track's facts.
-static struct {
-    char name[64];          // the device record's track=
-    char size_symbol[16];   // "n" or "N", in messages
-    char ceiling[64];       // heads the % column: "copy", "cuBLAS"
-} track_words;
 
 static void read_track_words(const track *t)
 {
