@@ -195,7 +195,7 @@ fake_profiler() {
     printf '#!/usr/bin/env bash\nexit "${FAKE_PROGRAM_STATUS:-0}"\n' >"$W/03-tiled-matmul/tiled_matmul"
     printf 'template <int T> void matmul_tiled(const float *, const float *, float *, int) {}\n
         template void matmul_tiled<32>(const float *, const float *, float *, int);\n
-        void run_tiled(int) {}\n' | g++ -x c++ -c -o "$W/03-tiled-matmul/build/exercise.o" - ||
+        void run_tiled(int) {}\n' | g++ -x c++ -c -o "$W/03-tiled-matmul/build/tiled_matmul.o" - ||
         skip "no g++ to build a fake object"
     pages 03-transposed-tile
     cat >"$W/tools/ncu" <<SCRIPT

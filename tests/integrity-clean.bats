@@ -51,7 +51,7 @@ setup() {
         program=$(program_of "$dir")
         cp "$file" "$dir/$program.cu"
         make -s -C "$dir" all >/dev/null 2>&1 || fail "$(basename "$file") does not build as $program.cu"
-        run "$copy/grading/integrity" --object "$dir/build/exercise.o" "$dir/$program.cu"
+        run "$copy/grading/integrity" --object "$dir/build/$program.o" "$dir/$program.cu"
         [ "$status" -eq 0 ] || fail "$(printf '%s, built, is not clean:\n%s' "$(basename "$file")" "$output")"
     done
 }

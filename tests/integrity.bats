@@ -29,6 +29,11 @@ mutant_file() {
     run "$WORKBOOK_DIR/grading/integrity" "$BATS_TEST_TMPDIR/none.cu"
     assert_failure 2
     assert_output --partial "no such file"
+    # An object named that is not there: the comparison with the build's
+    # object would be skipped, so it is refused.
+    run "$WORKBOOK_DIR/grading/integrity" --object "$BATS_TEST_TMPDIR/none.o" "$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved.cu"
+    assert_failure 2
+    assert_output --partial "no such object"
 }
 
 @test "integrity: a library doing the work fails, naming the call and its line" {
