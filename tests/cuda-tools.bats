@@ -77,32 +77,42 @@ stand_in() {
     assert_output --partial "the compute-sanitizer in $T/toolkit/bin"
 }
 
-@test "make sanitize runs the very sanitizers that the grader's sanitizer test runs" {
-    # A stand-in compute-sanitizer that notes each tool it is asked for.
+# A stand-in compute-sanitizer that notes each tool it is asked for (with
+# all its arguments when ARGS is "all"), where TOOLS_ASKED says. It writes
+# where a variable says, which the grader's sandbox would clear: what is
+# tested is which tools run (tests/confine.bats tests the sandbox).
+stand_in_sanitizer() {
+    local noted='$2'
+    [ "${1:-}" = all ] && noted='$2 $*'
     cat >"$T/compute-sanitizer" <<SCRIPT
 #!/bin/sh
-echo "\$2" >>"\$TOOLS_ASKED"
+echo "$noted" >>"\$TOOLS_ASKED"
 echo "========= ERROR SUMMARY: 0 errors"
 SCRIPT
     chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer
-    # The stand-in writes where a variable says, which the grader's sandbox
-    # would clear: what is tested is which tools run (tests/confine.bats
-    # tests the sandbox).
-    export GRADE_SANDBOX=none
-    # make sanitize: its recipe (common/step.mk) runs sanitize.sh on the program.
-    TOOLS_ASKED=$T/make-sanitize run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --check -n 1
-    assert_success
-    # The grader's test, on a step whose program and sanitize arguments a
-    # Makefile of its own gives, after a correct check.
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none
+}
+
+# The grader's sanitizer test on a step whose program and sanitize runs (the
+# lines of SANITIZE_ARGS) a Makefile of its own gives, after a correct check;
+# the tools it asked for go to $T/grader.
+grade_fake_step() {
     mkdir -p "$T/fake/04-fake"
-    printf 'print-program:\n\t@echo prog\nprint-sanitize-args:\n\t@echo --check -n 1\n' >"$T/fake/04-fake/Makefile"
+    { printf 'print-program:\n\t@echo prog\nprint-sanitize-args:\n'; printf '\t@echo %s\n' "$@"; } >"$T/fake/04-fake/Makefile"
     cp /bin/true "$T/fake/04-fake/prog"
     STEP=04-fake
     source "$WORKBOOK_DIR/grading/lib.bash"
     WORKBOOK_DIR=$T/fake GRADE_RESULTS=$T/results GRADE_SANITIZER=$COMPUTE_SANITIZER
     record check-32 pass
     TOOLS_ASKED=$T/grader run grade_sanitize
+}
+
+@test "make sanitize runs the very sanitizers that the grader's sanitizer test runs" {
+    stand_in_sanitizer
+    # make sanitize: its recipe (common/step.mk) runs sanitize.sh on the program.
+    TOOLS_ASKED=$T/make-sanitize run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --check -n 1
+    assert_success
+    grade_fake_step "--check -n 1"
     assert_success
     assert_equal "$(cat "$T/make-sanitize")" "$(cat "$T/grader")"
     # What the grader runs is what its verdict names, initcheck among them.
@@ -111,13 +121,7 @@ SCRIPT
 }
 
 @test "a sanitizer run that names its tools runs those alone, for make and the grader; an unknown tool is refused" {
-    cat >"$T/compute-sanitizer" <<SCRIPT
-#!/bin/sh
-echo "\$2 \$*" >>"\$TOOLS_ASKED"
-echo "========= ERROR SUMMARY: 0 errors"
-SCRIPT
-    chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none
+    stand_in_sanitizer all
     TOOLS_ASKED=$T/asked run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --tools memcheck,initcheck --check -n 9
     assert_success
     assert_equal "$(cut -d' ' -f1 "$T/asked" | paste -sd' ')" "memcheck initcheck"
@@ -128,14 +132,7 @@ SCRIPT
     assert_failure 2
     assert_output --partial "not one of the four"
     # The grader runs make's two runs, each under its tools, and names all.
-    mkdir -p "$T/fake/04-fake"
-    printf 'print-program:\n\t@echo prog\nprint-sanitize-args:\n\t@echo --check -n 1\n\t@echo --tools synccheck --check -n 7\n' >"$T/fake/04-fake/Makefile"
-    cp /bin/true "$T/fake/04-fake/prog"
-    STEP=04-fake
-    source "$WORKBOOK_DIR/grading/lib.bash"
-    WORKBOOK_DIR=$T/fake GRADE_RESULTS=$T/results GRADE_SANITIZER=$COMPUTE_SANITIZER
-    record check-32 pass
-    TOOLS_ASKED=$T/grader run grade_sanitize
+    grade_fake_step "--check -n 1" "--tools synccheck --check -n 7"
     assert_success
     assert_equal "$(cut -d' ' -f1 "$T/grader" | paste -sd' ')" "memcheck racecheck synccheck initcheck synccheck"
     assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "pass memcheck racecheck synccheck initcheck"
