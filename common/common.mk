@@ -4,6 +4,8 @@
 COMMON_SOURCES := harness audit plan passes
 # The planner's (plan.h): the stand-in runtime, and the launch helpers both programs share.
 PLANNER_SOURCES := planner passes
+# This file's folder, where it is read alone (make -f common/common.mk).
+COMMON_DIR ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 # The tracks: each is a file of common/ that declares its facts (TRACK_FACTS,
 # read by common/track-facts.awk).
 TRACKS := $(sort $(basename $(notdir $(shell grep -l '^static const char TRACK_FACTS' $(COMMON_DIR)/*.cu))))
