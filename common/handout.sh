@@ -45,6 +45,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     files=$(git ls-files --cached)
+    # A step the manifest names that git does not track yet (a step just
+    # added) would be missing from the copy while its entry stays.
+    source "$root/common/manifest.bash"
+    for folder in $(manifest_steps); do
+        [ ! "${folder:0:2}" \> "$step" ] || continue
+        grep -q "^$folder/" <<<"$files" ||
+            { echo "handout: $folder is in steps.conf, but git tracks none of its files: git add $folder solutions/$folder first (nothing was written)" >&2; exit 2; }
+    done
 else
     files=$(find . -type f -not -path '*/build/*' -not -path './results/*' -not -path './.git/*' | sed 's|^\./||')
 fi

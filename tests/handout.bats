@@ -118,6 +118,29 @@ leaked_answers() {
     assert_success
 }
 
+@test "a step in steps.conf whose folder git does not track yet is refused, with what to do, and nothing is written" {
+    command -v git >/dev/null || skip "no git here"
+    local copy=$BATS_TEST_TMPDIR/wb dest=$BATS_TEST_TMPDIR/class
+    mkdir -p "$copy"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./common/build' -cf - .) |
+        tar -xf - -C "$copy"
+    (cd "$copy" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm copy) || fail "no git copy"
+    # A step added as "Adding a step" says, not yet added to git.
+    local last
+    last=$(cd "$copy" && awk -f common/manifest.awk steps.conf | tail -n 1)
+    cp -r "$copy/$last" "$copy/99-new-step"
+    awk -v last="$last" '/^[0-9][0-9]-/ { inside = ($1 == last) } inside' "$copy/steps.conf" | sed "1s/^$last/99-new-step/" >>"$copy/steps.conf"
+    run make -s -C "$copy" handout STEP=99 DEST="$dest"
+    assert_failure
+    assert_output --partial "99-new-step is in steps.conf, but git tracks none of its files: git add 99-new-step"
+    assert [ ! -e "$dest" ]
+    # Tracked, it is handed out.
+    (cd "$copy" && git add -A && git -c user.name=t -c user.email=t@t commit -qm step)
+    run make -s -C "$copy" handout STEP=99 DEST="$dest"
+    assert_success
+    assert [ -d "$dest/99-new-step" ]
+}
+
 @test "a handout builds, and a student's grade and bench run there, saying what they skip" {
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
     local dest=$BATS_TEST_TMPDIR/class-04
