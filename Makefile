@@ -122,16 +122,22 @@ sanitize:
 	$(MAKE) -C $(PICKED) sanitize $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
 
 # The profile also goes to results/profile-NN.txt, headed by what ran where:
-# make readme-figures copies it into the step's README.
+# make readme-figures copies it into the step's README. A dry run (make -n),
+# which runs a line that calls $(MAKE), only shows the step's commands.
 PROFILED = results/profile-$(firstword $(subst -, ,$(PICKED))).txt
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 profile:
 	$(call one_step,profile)
+ifneq ($(DRY_RUN),)
+	$(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
+else
 	@mkdir -p results
 	set -o pipefail; { \
 	    gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1); \
 	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $${gpu:-no GPU that nvidia-smi names}, $$(date -u +%Y-%m-%d):"; \
 	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1); \
 	} | tee $(PROFILED).new && mv $(PROFILED).new $(PROFILED) || { status=$$?; rm -f $(PROFILED).new; exit $$status; }
+endif
 
 # The lines of the learner's file that ncu's source counters blame
 # (common/explain.sh; its own exit status says why it failed).

@@ -242,3 +242,13 @@ FAKE
     assert_line --regexp '^  matmul_naive +134$'
     refute_output --regexp 'flush_l2|abs_copy|count_off_elements|audit_marker|999'
 }
+
+@test "make -n profile shows the step's commands and writes no results file" {
+    local file=$WORKBOOK_DIR/results/profile-04.txt before
+    before=$(cat "$file" 2>/dev/null || echo absent)
+    run make -n -C "$WORKBOOK_DIR" profile EX=04
+    assert_success
+    assert_output --partial "profile.sh"
+    assert_equal "$(cat "$file" 2>/dev/null || echo absent)" "$before"
+    [ ! -e "$file.new" ] || fail "a dry run left $file.new"
+}
