@@ -325,7 +325,7 @@ grade_check_timed() {
     record check-timed pass
 }
 
-# check_sizes BLOCK: the sizes a step's correctness tests check, by its track.
+# check_sizes BLOCK: the sizes a step's correctness tests check, as its track's file declares them.
 check_sizes() {
     step_check_sizes "$STEP" "$1"
 }
