@@ -13,7 +13,7 @@
 void run_naive(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 
 static const step_kernel yours[] = {
-    {.id = "naive", .label = "naive, coalesced (column from threadIdx.x)", .multiply = run_naive},
+    {.id = "naive", .label = "naive, coalesced (column from threadIdx.x)", .run = MATMUL_FN(run_naive)},
 };
 
 int main(int argc, char **argv)
@@ -23,7 +23,7 @@ int main(int argc, char **argv)
         .audit = STEP_AUDIT,
         .summary = "Multiplies two random N x N matrices with a coalesced naive kernel (yours) "
                    "against an uncoalesced one.",
-        .start = matmul_track_first,
+        .start = &matmul_track_first,
         .yours = yours,
         .yours_count = COUNT_OF(yours),
     };

@@ -33,7 +33,7 @@ static void run_register(const float *A, const float *B, float *C, int n, block_
 void run_tiled(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 
 static const step_kernel yours[] = {
-    {.id = "tiled", .label = "shared-memory tiles", .multiply = run_tiled},
+    {.id = "tiled", .label = "shared-memory tiles", .run = MATMUL_FN(run_tiled)},
 };
 
 // Past the lesson: the road towards cuBLAS, in the reference solution's
@@ -51,13 +51,20 @@ void run_sgemm_shaped(const float *A, const float *B, float *C, int n, block_sha
 void run_sgemm_split_k(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 
 static const step_kernel beyond[] = {
-    {.id = "blocked", .label = "1. register blocking, 8x8 per thread", .multiply = run_sgemm_blocked},
-    {.id = "vectorized", .label = "2. 16-byte loads", .multiply = run_sgemm_vectorized},
-    {.id = "warptiled", .label = "3. warp tiling", .multiply = run_sgemm_warptiled},
-    {.id = "double_buffered", .label = "4. double buffering (cp.async)", .multiply = run_sgemm_double_buffered},
-    {.id = "tuned", .label = "5. tuned: 128x256 tiles, block order", .multiply = run_sgemm_tuned},
-    {.id = "shaped", .label = "6. the tile chosen by N", .multiply = run_sgemm_shaped},
-    {.id = "split_k", .label = "7. split-k where the tiles are few", .multiply = run_sgemm_split_k},
+    {.id = "blocked", .label = "1. register blocking, 8x8 per thread", .run = MATMUL_FN(run_sgemm_blocked)},
+    {.id = "vectorized", .label = "2. 16-byte loads", .run = MATMUL_FN(run_sgemm_vectorized)},
+    {.id = "warptiled", .label = "3. warp tiling", .run = MATMUL_FN(run_sgemm_warptiled)},
+    {.id = "double_buffered", .label = "4. double buffering (cp.async)", .run = MATMUL_FN(run_sgemm_double_buffered)},
+    {.id = "tuned", .label = "5. tuned: 128x256 tiles, block order", .run = MATMUL_FN(run_sgemm_tuned)},
+    {.id = "shaped", .label = "6. the tile chosen by N", .run = MATMUL_FN(run_sgemm_shaped)},
+    {.id = "split_k", .label = "7. split-k where the tiles are few", .run = MATMUL_FN(run_sgemm_split_k)},
+};
+
+// The kernel this step starts from (given above).
+static const step_kernel start = {
+    .id = "register",
+    .label = "register accumulator, one store",
+    .run = MATMUL_FN(run_register),
 };
 
 int main(int argc, char **argv)
@@ -68,7 +75,7 @@ int main(int argc, char **argv)
         .summary = "Multiplies two random N x N matrices through shared-memory tiles (yours) "
                    "against the register kernel.",
         .blocks = &matmul_tile_blocks,
-        .start = {.id = "register", .label = "register accumulator, one store", .multiply = run_register},
+        .start = &start,
         .yours = yours,
         .yours_count = COUNT_OF(yours),
         .beyond = beyond,

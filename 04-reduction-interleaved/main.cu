@@ -40,7 +40,9 @@ static void sum_interleaved_masked(const int *d_in, unsigned int n, int block, i
 }
 
 static const step_kernel given[] = {
-    {.id = "interleaved_masked", .label = "interleaved, divergent, mask for %", .sum = sum_interleaved_masked},
+    {.id = "interleaved_masked",
+     .label = "interleaved, divergent, mask for %",
+     .run = REDUCE_FN(sum_interleaved_masked)},
 };
 
 // Defined in reduction_interleaved.cu (yours) or in the solution. Weak: this program holds none
@@ -48,7 +50,7 @@ static const step_kernel given[] = {
 void sum_interleaved_strided(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
 static const step_kernel yours[] = {
-    {.id = "interleaved_strided", .label = "interleaved, strided index", .sum = sum_interleaved_strided},
+    {.id = "interleaved_strided", .label = "interleaved, strided index", .run = REDUCE_FN(sum_interleaved_strided)},
 };
 
 int main(int argc, char **argv)
@@ -58,7 +60,7 @@ int main(int argc, char **argv)
         .audit = STEP_AUDIT,
         .summary = "Sums n random ints with the interleaved, strided-index tree (yours) "
                    "and times it against the divergent one.",
-        .start = reduction_track_first,
+        .start = &reduction_track_first,
         .compare = given,  // checked, then timed when timing; --check runs only yours
         .compare_count = COUNT_OF(given),
         .yours = yours,

@@ -39,7 +39,14 @@ static void sum_interleaved_strided(const int *d_in, unsigned int n, int block, 
 void sum_sequential(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
 static const step_kernel yours[] = {
-    {.id = "sequential", .label = "sequential addressing", .sum = sum_sequential},
+    {.id = "sequential", .label = "sequential addressing", .run = REDUCE_FN(sum_sequential)},
+};
+
+// The kernel this step starts from (given above).
+static const step_kernel start = {
+    .id = "interleaved_strided",
+    .label = "interleaved, strided index",
+    .run = REDUCE_FN(sum_interleaved_strided),
 };
 
 int main(int argc, char **argv)
@@ -48,7 +55,7 @@ int main(int argc, char **argv)
         .name = STEP_NAME,
         .audit = STEP_AUDIT,
         .summary = "Sums n random ints with sequential addressing (yours) and times it against the strided-index tree.",
-        .start = {.id = "interleaved_strided", .label = "interleaved, strided index", .sum = sum_interleaved_strided},
+        .start = &start,
         .yours = yours,
         .yours_count = COUNT_OF(yours),
     };

@@ -37,7 +37,14 @@ static void sum_sequential(const int *d_in, unsigned int n, int block, int *d_wo
 void sum_direct(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
 static const step_kernel yours[] = {
-    {.id = "direct", .label = "two per thread, one atomic per block", .sum = sum_direct},
+    {.id = "direct", .label = "two per thread, one atomic per block", .run = REDUCE_FN(sum_direct)},
+};
+
+// The kernel this step starts from (given above).
+static const step_kernel start = {
+    .id = "sequential",
+    .label = "sequential addressing",
+    .run = REDUCE_FN(sum_sequential),
 };
 
 int main(int argc, char **argv)
@@ -47,7 +54,7 @@ int main(int argc, char **argv)
         .audit = STEP_AUDIT,
         .summary = "Sums n random ints in one pass, each block adding into the total (yours), "
                    "against the multi-pass tree.",
-        .start = {.id = "sequential", .label = "sequential addressing", .sum = sum_sequential},
+        .start = &start,
         .yours = yours,
         .yours_count = COUNT_OF(yours),
     };

@@ -48,8 +48,15 @@ void sum_last_warp_unrolled(const int *d_in, unsigned int n, int block, int *d_w
 void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
 static const step_kernel yours[] = {
-    {.id = "last_warp_unrolled", .label = "last warp unrolled", .sum = sum_last_warp_unrolled},
-    {.id = "unrolled", .label = "completely unrolled, templated block", .sum = sum_unrolled},
+    {.id = "last_warp_unrolled", .label = "last warp unrolled", .run = REDUCE_FN(sum_last_warp_unrolled)},
+    {.id = "unrolled", .label = "completely unrolled, templated block", .run = REDUCE_FN(sum_unrolled)},
+};
+
+// The kernel this step starts from (given above).
+static const step_kernel start = {
+    .id = "first_add",
+    .label = "two per thread, tree in a loop",
+    .run = REDUCE_FN(sum_first_add),
 };
 
 int main(int argc, char **argv)
@@ -59,7 +66,7 @@ int main(int argc, char **argv)
         .audit = STEP_AUDIT,
         .summary = "Sums n random ints with the tree unrolled (yours: last warp, then all of it) "
                    "against the looped tree.",
-        .start = {.id = "first_add", .label = "two per thread, tree in a loop", .sum = sum_first_add},
+        .start = &start,
         .yours = yours,
         .yours_count = COUNT_OF(yours),
     };

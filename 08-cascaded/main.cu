@@ -57,11 +57,18 @@ void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *
 void sum_vectorized(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
 static const step_kernel yours[] = {
-    {.id = "cascaded", .label = "cascaded, grid sized to the GPU", .sum = sum_cascaded},
+    {.id = "cascaded", .label = "cascaded, grid sized to the GPU", .run = REDUCE_FN(sum_cascaded)},
 };
 
 static const step_kernel beyond[] = {
-    {.id = "vectorized", .label = "16-byte loads, warp shuffles", .sum = sum_vectorized},
+    {.id = "vectorized", .label = "16-byte loads, warp shuffles", .run = REDUCE_FN(sum_vectorized)},
+};
+
+// The kernel this step starts from (given above).
+static const step_kernel start = {
+    .id = "unrolled",
+    .label = "completely unrolled, templated block",
+    .run = REDUCE_FN(sum_unrolled),
 };
 
 int main(int argc, char **argv)
@@ -70,12 +77,12 @@ int main(int argc, char **argv)
         .name = STEP_NAME,
         .audit = STEP_AUDIT,
         .summary = "Sums n random ints with a grid-stride, cascaded kernel (yours) against the unrolled tree and CUB.",
-        .start = {.id = "unrolled", .label = "completely unrolled, templated block", .sum = sum_unrolled},
+        .start = &start,
         .yours = yours,
         .yours_count = COUNT_OF(yours),
         .beyond = beyond,
         .beyond_count = COUNT_OF(beyond),
-        .library = reduction_cub,
+        .library = &reduction_cub,
     };
     return reduction_main(argc, argv, &step);
 }

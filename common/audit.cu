@@ -29,6 +29,7 @@ typedef struct {
 } step_facts;
 
 static step_facts facts;
+static char size_name[16] = "n";  // the track's size_symbol, in messages
 
 // What the messages about a malformed STEP_AUDIT call it.
 static const char FACTS[] = "STEP_AUDIT (the launch audit's facts, from the build)";
@@ -66,8 +67,9 @@ static void parse_name(const char *key, const char *value, char *name)
     snprintf(name, AUDIT_NAME_LEN, "%s", value);
 }
 
-void audit_set_facts(const char *text)
+void audit_set_facts(const char *text, const char *size_symbol)
 {
+    snprintf(size_name, sizeof size_name, "%s", size_symbol);
     memset(&facts, 0, sizeof facts);
     snprintf(facts.function, sizeof facts.function, "graded function");  // in messages, when no facts name it
     facts.max_memsets = 1;
@@ -273,8 +275,9 @@ static void check_facts(audit_context *ctx, const step_facts *f)
             finding(ctx, "your %s launched %s for a block of %d threads: launch the instance for the block asked for, "
                          "%s<%d>",
                     f->function, name, block, f->kernel, block);
-        // A reduction's grid is one row of blocks of the threads asked for:
-        // rows of a second dimension would hide blocks from the grid's count.
+        // A grid of levels or of one pass is one row of blocks of the threads
+        // asked for: rows of a second dimension would hide blocks from the
+        // grid's count.
         if (f->shape != ONE_LAUNCH && (a->grid[1] != 1 || a->grid[2] != 1 || a->block[0] != (unsigned)block ||
                                        a->block[1] != 1 || a->block[2] != 1))
             finding(ctx, "your %s launched %s as a grid of %ux%ux%u blocks of %ux%ux%u threads: this step's grid is one "
@@ -287,7 +290,7 @@ static void check_facts(audit_context *ctx, const step_facts *f)
     if (memsets > f->max_memsets)
         finding(ctx, "your %s issued %d memsets; this step needs at most %d", f->function, memsets, f->max_memsets);
     if (memsets < f->min_memsets)
-        finding(ctx, "your %s issued no memset: zero the total with cudaMemsetAsync before the kernel, on the same "
+        finding(ctx, "your %s issued no memset: zero the output with cudaMemsetAsync before the kernel, on the same "
                      "stream; zeroing it inside the kernel races with the blocks that add to it first",
                 f->function);
 
@@ -296,8 +299,8 @@ static void check_facts(audit_context *ctx, const step_facts *f)
     switch (f->shape) {
     case ONE_LAUNCH:
         if (kernels != 1)
-            finding(ctx, "your %s launched %s %d times at N=%llu; one launch covers the whole matrix", f->function,
-                    f->kernel, kernels, call->n);
+            finding(ctx, "your %s launched %s %d times at %s=%llu; one launch covers all of it", f->function,
+                    f->kernel, kernels, size_name, call->n);
         break;
     case LEVELS: {
         unsigned int expect[MAX_LEVELS];
@@ -307,21 +310,21 @@ static void check_facts(audit_context *ctx, const step_facts *f)
             same = expect[i] == grids[i];
         list_grids(expect, levels < MAX_LEVELS ? levels : MAX_LEVELS, want, sizeof want);
         if (!same)
-            finding(ctx, "your %s launched %s %d times (grids of %s blocks) at n=%llu, block %d; a multi-pass "
-                         "reduction launches it once per level of the tree: %d launches here (grids of %s blocks)",
-                    f->function, f->kernel, kernels, kernels ? seen : "no", call->n, block, levels, want);
+            finding(ctx, "your %s launched %s %d times (grids of %s blocks) at %s=%llu, block %d; a kernel in passes "
+                         "is launched once per level of the tree: %d launches here (grids of %s blocks)",
+                    f->function, f->kernel, kernels, kernels ? seen : "no", size_name, call->n, block, levels, want);
         break;
     }
     case ONE_PASS:
         if (kernels != 1) {
-            finding(ctx, "your %s launched %s %d times at n=%llu: this step's reduction is one kernel launch in all "
-                         "(and one memset, of the total)",
-                    f->function, f->kernel, kernels, call->n);
+            finding(ctx, "your %s launched %s %d times at %s=%llu: this step's kernel is one launch in all", f->function,
+                    f->kernel, kernels, size_name, call->n);
             break;
         }
         if (f->per_thread && grids[0] != ceil_div((unsigned int)call->n, f->per_thread * block))
-            finding(ctx, "your %s launched %u blocks at n=%llu, block %d; %d elements per thread make %u", f->function,
-                    grids[0], call->n, block, f->per_thread, ceil_div((unsigned int)call->n, f->per_thread * block));
+            finding(ctx, "your %s launched %u blocks at %s=%llu, block %d; %d elements per thread make %u", f->function,
+                    grids[0], size_name, call->n, block, f->per_thread,
+                    ceil_div((unsigned int)call->n, f->per_thread * block));
         if (f->fills_gpu) {
             unsigned int resident = resident_blocks(block);
             double per_thread = (double)call->n / ((double)grids[0] * block);
@@ -330,8 +333,9 @@ static void check_facts(audit_context *ctx, const step_facts *f)
                              "the grid to the GPU and let each thread walk the input",
                         f->function, grids[0], block, resident);
             else if (call->n >= LARGE_N && per_thread < MIN_PER_THREAD)
-                finding(ctx, "your %s gave each thread %.1f elements at n=%llu; the cascade needs at least %d",
-                        f->function, per_thread, call->n, MIN_PER_THREAD);
+                finding(ctx, "your %s gave each thread %.1f elements at %s=%llu; a grid sized to the GPU gives each at "
+                             "least %d",
+                        f->function, per_thread, size_name, call->n, MIN_PER_THREAD);
         }
         break;
     }

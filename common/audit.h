@@ -40,9 +40,10 @@
 
 #include "plan.h"
 
-// The facts to check each plan against: STEP_AUDIT's text. Exits 2, naming
-// the field, if it is malformed. Touches no CUDA API.
-void audit_set_facts(const char *facts);
+// The facts to check each plan against: STEP_AUDIT's text; and the track's
+// size_symbol, for messages. Exits 2, naming the field, if it is malformed.
+// Touches no CUDA API.
+void audit_set_facts(const char *facts, const char *size_symbol);
 
 // Check one plan of a learner's function (`label` names it), whose call is
 // handed buffers of region_bytes: every plan for what every step must

@@ -737,7 +737,7 @@ static const char *block_text(const block_rule *rule, block_shape b, char *buf, 
 
 static bool same_kernel(const step_kernel *a, const step_kernel *b)
 {
-    return a->multiply == b->multiply && a->sum == b->sum;
+    return a->run == b->run;
 }
 
 // Whether this program holds the kernel's host function: the given kernels,
@@ -745,7 +745,7 @@ static bool same_kernel(const step_kernel *a, const step_kernel *b)
 // are declared weak in main.cu and stay undefined here: the planner holds them.
 static bool in_program(const step_kernel *k)
 {
-    return k->multiply || k->sum;
+    return k->run != NULL;
 }
 
 // The ids the planner is asked about: the learner's kernels, and those past
@@ -776,9 +776,9 @@ static int line_up(const track *t, const step_spec *s, const options *opt, conte
         if (roles & (1u << (role)))                                                       \
             cs[count++] = (contender){(kernel_ptr), (role), !in_program(kernel_ptr)};     \
     } while (0)
-    if (!same_kernel(&s->start, t->first))  // the first step's start is the track's first kernel
+    if (!same_kernel(s->start, t->first))  // the first step's start is the track's first kernel
         ENLIST(t->first_timed, ROLE_FIRST);
-    ENLIST(&s->start, ROLE_START);
+    ENLIST(s->start, ROLE_START);
     for (int i = 0; i < s->compare_count; i++)
         ENLIST(&s->compare[i], ROLE_GIVEN);
     *graded = -1;
@@ -793,8 +793,8 @@ static int line_up(const track *t, const step_spec *s, const options *opt, conte
     for (int i = 0; i < s->beyond_count; i++)
         if (in_program(&s->beyond[i]) || planned(s->beyond[i].id))  // only the reference solution defines them
             ENLIST(&s->beyond[i], ROLE_BEYOND);
-    if (in_program(&s->library))
-        ENLIST(&s->library, ROLE_LIBRARY);
+    if (s->library && in_program(s->library))
+        ENLIST(s->library, ROLE_LIBRARY);
 #undef ENLIST
     return count;
 }
@@ -921,8 +921,9 @@ static void read_track_words(const track *t)
         die(EXIT_USAGE, "the track's TRACK_FACTS lack a name, size_symbol or ceiling (common/track-facts.awk)");
 }
 
-int run_step(int argc, char **argv, const track *t, const step_spec *s)
+int step_main(int argc, char **argv, const track *t, track_call call, const step_spec *s)
 {
+    (void)call;  // the planner's (planner.cpp): this program calls only what it holds, through the track's hooks
     const block_rule *blocks = s->blocks ? s->blocks : t->blocks;
     option_spec spec = {s->name, s->summary, t->size_meaning, t->default_size, t->max_size, blocks, t->default_reps};
     options opt;
@@ -932,7 +933,7 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
         printf("track\t%.*s\n", (int)strlen(t->facts) - 1, t->facts);
         return EXIT_CORRECT;
     }
-    audit_set_facts(s->audit);  // a malformed STEP_AUDIT exits 2 here, before any CUDA call
+    audit_set_facts(s->audit, track_words.size_symbol);  // a malformed STEP_AUDIT exits 2 here, before any CUDA call
     if (s->yours_count == 0)
         die(EXIT_USAGE, "%s lists none of the learner's kernels: its main.cu needs at least one in `yours`", s->name);
 

@@ -10,7 +10,7 @@
 //   - output: a table for people on stdout; tab-separated key=value records
 //     for the grader (--machine), in a file only the harness writes
 //     (--records FILE);
-//   - the flow of a step (run_step): the learner's launches planned and
+//   - the flow of a step (step_main): the learner's launches planned and
 //     audited (plan.h, audit.h); which kernels run, in which role; each
 //     checked at every size and block, then timed. A track (reduction.cu,
 //     matmul.cu) plugs its own inputs, reference and comparison into it
@@ -104,7 +104,7 @@ typedef struct {
     int driver_version, runtime_version;  // 13000 = 13.0
 } device_info;
 
-// The device run_step opened (it exits 77 with one line when there is none).
+// The device step_main opened (it exits 77 with one line when there is none).
 const device_info *current_device(void);
 
 // Exit 2 with a clear reason if `bytes` of device memory cannot be had.
@@ -149,23 +149,26 @@ typedef enum {
 
 extern const char *const role_names[ROLE_COUNT];
 
-// The host functions that run a kernel, one type per track; matmul.h and
-// reduction.h say what each must do.
-typedef void (*matmul_fn)(const float *A, const float *B, float *C, int n, block_shape block);
-typedef void (*reduce_fn)(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
+// A kernel's host function, held untyped here: the track's header gives its
+// type (matmul_fn, reduce_fn) and a macro that checks a function against it
+// and makes it a host_fn, and the track's `call` (track_call) calls it.
+typedef void (*host_fn)(void);
 
-// One kernel as a step lists it. It sets the host function of its track:
-// `multiply` in the matrix-multiplication track, `sum` in the reduction track.
-// Neither set (a weak declaration that nothing in this program defines): the
-// learner's file defines it, and the planner runs it (plan.h); or, for a
-// kernel past the lesson that the reference solution alone defines, nothing
-// does, and the kernel is left out.
+// One kernel as a step lists it, with its host function in `run`. NULL (a
+// weak declaration that nothing in this program defines): the learner's file
+// defines it, and the planner runs it (plan.h); or, for a kernel past the
+// lesson that the reference solution alone defines, nothing does, and the
+// kernel is left out.
 typedef struct {
     const char *id;     // short, stable, no spaces: what the grader matches
     const char *label;  // what a person reads
-    matmul_fn multiply;
-    reduce_fn sum;
+    host_fn run;
 } step_kernel;
+
+// How a track calls one of its host functions: fn on the buffers `regions`,
+// in the order of its pointer arguments, at size n and block `block`. The
+// planner calls the learner's functions through it, on stand-in buffers.
+typedef void (*track_call)(host_fn fn, void *const *regions, unsigned long long n, block_shape block);
 
 // One step, as its main.cu describes it. The step's name and what its graded
 // function must launch come from the build: step.mk compiles main.cu with
@@ -184,14 +187,14 @@ typedef struct {
     const char *audit;              // STEP_AUDIT: the launch audit's facts ("": none)
     const char *summary;            // one line for --help
     const block_rule *blocks;       // NULL: the track's own rule
-    step_kernel start;              // the kernel this step starts from (given)
+    const step_kernel *start;       // the kernel this step starts from (given)
     const step_kernel *compare;     // more given kernels, timed beside the start to split its gain
     int compare_count;
     const step_kernel *yours;       // the learner's kernels; the last one is graded
     int yours_count;
     const step_kernel *beyond;      // past the lesson, timed and checked as well
     int beyond_count;
-    step_kernel library;            // optional: a library's, e.g. CUB (timed only)
+    const step_kernel *library;     // optional: a library's, e.g. CUB (timed only)
 } step_spec;
 
 // ---------------------------------------------------------------------------
@@ -237,11 +240,11 @@ typedef struct {
 typedef struct {
     const options *opt;
     const char *step;         // the step's name: every record starts with it
-    unsigned long long n;     // the size at hand: ints to sum, or rows of the matrices
+    unsigned long long n;     // the size at hand, in the track's unit (its size_unit fact)
     block_shape block;        // the block at hand
 } flow_point;
 
-// A track: what run_step needs to know of it, and its hooks. The hooks work
+// A track: what step_main needs to know of it, and its hooks. The hooks work
 // on the track's own state -- the inputs, the reference and the buffers of
 // the size at hand -- which it keeps in its file.
 typedef struct {
@@ -306,7 +309,14 @@ typedef struct {
 // guarded and on exact-size inputs, and unless --check time them (each run
 // checked too, the graded kernel checked again on refilled inputs); print
 // the summary. Returns the exit code.
-int run_step(int argc, char **argv, const track *t, const step_spec *s);
+//
+// Both programs of a step link its main.cu, which hands its step to its
+// track's TRACK_main (the track's header): that calls step_main with the
+// track (defined in the track's file, which only the step's program links:
+// the planner gets NULL) and the track's call. The step's program
+// (harness.cu) runs the flow above on the track; its planner (planner.cpp)
+// plans the learner's functions through the call.
+int step_main(int argc, char **argv, const track *t, track_call call, const step_spec *s);
 
 // ---------------------------------------------------------------------------
 // Output

@@ -1,6 +1,6 @@
 // matmul.cu: the matrix-multiplication track's harness (see matmul.h): its
 // inputs, its reference and its comparisons, plugged into the flow every step
-// shares (run_step, harness.h). In this track's terms, at each size N and
+// shares (step_main, harness.h). In this track's terms, at each size N and
 // block shape:
 //   1. the reference: cuBLAS SGEMM in plain fp32, itself checked against a
 //      double-precision product on the host (every row for small N, a sample
@@ -91,7 +91,7 @@ static void run_uncoalesced(const float *A, const float *B, float *C, int n, blo
 const step_kernel matmul_track_first = {
     .id = "uncoalesced",
     .label = "naive, uncoalesced (row from threadIdx.x)",
-    .multiply = run_uncoalesced,
+    .run = MATMUL_FN(run_uncoalesced),
 };
 
 // In the later steps the track's first kernel runs as step 01 times it, with
@@ -106,7 +106,7 @@ static void run_uncoalesced_as_in_step_01(const float *A, const float *B, float 
 static const step_kernel track_first_as_in_step_01 = {
     .id = "uncoalesced",
     .label = "naive, uncoalesced, 16x16 as in step 01",
-    .multiply = run_uncoalesced_as_in_step_01,
+    .run = MATMUL_FN(run_uncoalesced_as_in_step_01),
 };
 
 // ===========================================================================
@@ -506,7 +506,7 @@ static void call_multiply(const step_kernel *k, const plan *p, const float *A, c
                           block_shape block)
 {
     if (!p) {
-        k->multiply(A, B, C, n, block);
+        ((matmul_fn)k->run)(A, B, C, n, block);
         return;
     }
     size_t bytes = (size_t)n * n * sizeof(float);
@@ -755,7 +755,7 @@ static const char TRACK_FACTS[] =
     "profile_args=-n 1024 -r 1\t"
     "explain_size=256\t";
 
-static const track matmul = {
+const track matmul_track = {
     .facts = TRACK_FACTS,
     .size_meaning = "rows (= columns) of the square matrices",
     .default_size = 2048,
@@ -778,8 +778,3 @@ static const track matmul = {
     .refill = refill,
     .release = release,
 };
-
-int matmul_main(int argc, char **argv, const step_spec *step)
-{
-    return run_step(argc, argv, &matmul, step);
-}

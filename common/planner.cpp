@@ -1,6 +1,6 @@
 // planner.cpp: the planner (plan.h), the program that runs the learner's host
 // code and nothing else. Linked with the learner's file, the step's main.cu
-// and the shared launch helpers (passes.cu), instead of the CUDA runtime:
+// and its track's launch helpers (passes.cu), instead of the CUDA runtime:
 // the runtime's calls a step's function may make are defined here, and they
 // write a launch down instead of running it. A call that is not here (a
 // copy, an allocation, a stream, a library) does not link: the build says
@@ -9,9 +9,8 @@
 // What the planner is told and answers is in plan.h. It runs confined (no
 // files, no network, no GPU, no new processes; plan.cu), so whatever the host
 // code does, all it can hand back is a plan, and the plan is audited.
-#include "matmul.h"
+#include "harness.h"
 #include "plan.h"
-#include "reduction.h"
 
 #include <cuda_occupancy.h>
 #include <cuda_runtime_api.h>
@@ -451,11 +450,10 @@ static void take_kernel(const char *line, char *value)
         from_hex(value, &k->attributes, sizeof k->attributes);
 }
 
-// The step's kernel with this id, whichever list it is in.
+// The step's kernel with this id, whichever of its lists the program asks
+// about it is in (never the start: it is given, and the program's).
 static const step_kernel *kernel_by_id(const step_spec *s, const char *id)
 {
-    if (strcmp(s->start.id, id) == 0)
-        return &s->start;
     const step_kernel *lists[] = {s->compare, s->yours, s->beyond};
     int counts[] = {s->compare_count, s->yours_count, s->beyond_count};
     for (int l = 0; l < 3; l++)
@@ -467,12 +465,10 @@ static const step_kernel *kernel_by_id(const step_spec *s, const char *id)
 
 static void *region(int k) { return (void *)(uintptr_t)(PLAN_REGION_BASE + (uint64_t)k * PLAN_REGION_SPAN); }
 
-typedef enum { TRACK_MATMUL, TRACK_REDUCTION } track_kind;
-
-// One call of the function, on the stand-in buffers, in the order of its
-// pointer arguments: A, B, C (matmul); the input, the partial sums, the sum
-// (reduction). The program maps them back in the same order.
-static void plan_one(const step_spec *s, track_kind track, const char *line, char *value)
+// One call of the function, on the stand-in buffers, through the track's
+// call, in the order of its pointer arguments. The program maps them back in
+// the same order.
+static void plan_one(const step_spec *s, track_call call, const char *line)
 {
     char id[128], size[64], block_text[64];
     if (!field(line, "id", id, sizeof id) || !field(line, "n", size, sizeof size) ||
@@ -482,22 +478,20 @@ static void plan_one(const step_spec *s, track_kind track, const char *line, cha
     block_shape block = {1, 1};
     sscanf(block_text, "%dx%d", &block.x, &block.y);
     const step_kernel *k = kernel_by_id(s, id);
-    bool defined = k && (track == TRACK_MATMUL ? k->multiply != NULL : k->sum != NULL);
-    if (!defined) {
+    if (!k || !k->run) {
         fprintf(plans, "undefined\tid=%s\n", id);
         return;
     }
     fprintf(plans, "plan\tid=%s\tn=%llu\tblock=%dx%d\n", id, n, block.x, block.y);
     last_error = cudaSuccess;
-    if (track == TRACK_MATMUL)
-        k->multiply((const float *)region(0), (const float *)region(1), (float *)region(2), (int)n, block);
-    else
-        k->sum((const int *)region(0), (unsigned int)n, block.x, (int *)region(1), (int *)region(2));
+    void *regions[PLAN_MAX_REGIONS];
+    for (int r = 0; r < PLAN_MAX_REGIONS; r++)
+        regions[r] = region(r);
+    call(k->run, regions, n, block);
     fprintf(plans, "end\n");
-    (void)value;
 }
 
-static int serve(const step_spec *s, track_kind track)
+static int serve(const step_spec *s, track_call call)
 {
     plans = fdopen(PLAN_FD, "w");
     if (!plans) {
@@ -524,34 +518,25 @@ static int serve(const step_spec *s, track_kind track)
         } else if (strncmp(line, "kernel\t", 7) == 0) {
             take_kernel(line, value);
         } else if (strncmp(line, "plan\t", 5) == 0) {
-            plan_one(s, track, line, value);
+            plan_one(s, call, line);
         } else if (strncmp(line, "defines\t", 8) == 0) {
             char id[128];
             field(line, "id", id, sizeof id);
             const step_kernel *k = kernel_by_id(s, id);
-            bool defined = k && (track == TRACK_MATMUL ? k->multiply != NULL : k->sum != NULL);
-            fprintf(plans, "%s\tid=%s\n", defined ? "defined" : "undefined", id);
+            fprintf(plans, "%s\tid=%s\n", k && k->run ? "defined" : "undefined", id);
         }
     }
     fclose(plans);
     return 0;
 }
 
-int reduction_main(int argc, char **argv, const step_spec *step)
+// The planner's side of step_main (harness.h): the track itself is the
+// program's (NULL here); its call is what this program needs of it. The
+// tracks' given kernels, their block rules and their libraries are the
+// program's too: main.cu refers to them weakly, and they are NULL here.
+int step_main(int argc, char **argv, const track *t, track_call call, const step_spec *s)
 {
+    (void)t;
     program_name = argc > 0 ? argv[0] : "planner";
-    return serve(step, TRACK_REDUCTION);
+    return serve(s, call);
 }
-
-int matmul_main(int argc, char **argv, const step_spec *step)
-{
-    program_name = argc > 0 ? argv[0] : "planner";
-    return serve(step, TRACK_MATMUL);
-}
-
-// The tracks' given kernels and block rules, as main.cu names them: they run
-// in the program, never here.
-const step_kernel reduction_track_first = {"interleaved_divergent", "", NULL, NULL};
-const step_kernel reduction_cub = {"cub", "", NULL, NULL};
-const step_kernel matmul_track_first = {"uncoalesced", "", NULL, NULL};
-const block_rule matmul_tile_blocks = {{32, 32}, false, "", NULL};

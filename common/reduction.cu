@@ -1,6 +1,6 @@
 // reduction.cu: the reduction track's harness (see reduction.h): its inputs,
 // its reference and its comparisons, plugged into the flow every step shares
-// (run_step, harness.h). In this track's terms, at each size and block size:
+// (step_main, harness.h). In this track's terms, at each size and block size:
 //   1. check: every kernel runs twice on random ints, drawn again on the GPU
 //      just before, its output poisoned first. Once on an input followed by a
 //      guard of large values, so that a read past the end changes the sum;
@@ -78,7 +78,7 @@ static void sum_interleaved_divergent(const int *d_in, unsigned int n, int block
 const step_kernel reduction_track_first = {
     .id = "interleaved_divergent",
     .label = "interleaved, divergent branches",
-    .sum = sum_interleaved_divergent,
+    .run = REDUCE_FN(sum_interleaved_divergent),
 };
 
 // ===========================================================================
@@ -102,7 +102,7 @@ static void sum_cub(const int *d_in, unsigned int n, int block, int *d_work, int
     CUDA_CHECK(cub::DeviceReduce::Sum(scratch, scratch_bytes, d_in, d_sum, (int)n));
 }
 
-const step_kernel reduction_cub = {.id = "cub", .label = "CUB DeviceReduce::Sum", .sum = sum_cub};
+const step_kernel reduction_cub = {.id = "cub", .label = "CUB DeviceReduce::Sum", .run = REDUCE_FN(sum_cub)};
 
 // ===========================================================================
 // Inputs and the reference
@@ -270,7 +270,7 @@ static void call_sum(const step_kernel *k, const plan *p, const int *in, unsigne
                      unsigned int work_ints, int *sum)
 {
     if (!p) {
-        k->sum(in, n, block, work, sum);
+        ((reduce_fn)k->run)(in, n, block, work, sum);
         return;
     }
     plan_region regions[] = {{(void *)in, (size_t)n * sizeof(int)}, {work, work_ints * sizeof(int)}, {sum, sizeof(int)}};
@@ -521,7 +521,7 @@ static const char TRACK_FACTS[] =
     "profile_args=-n 2^20 -b 256 -r 1\t"
     "explain_size=2^20\t";
 
-static const track reduction = {
+const track reduction_track = {
     .facts = TRACK_FACTS,
     .size_meaning = "ints to sum",
     .default_size = 1ull << 26,
@@ -543,8 +543,3 @@ static const track reduction = {
     .refill = refill,
     .release = release,
 };
-
-int reduction_main(int argc, char **argv, const step_spec *step)
-{
-    return run_step(argc, argv, &reduction, step);
-}

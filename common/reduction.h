@@ -1,7 +1,7 @@
 // reduction.h: the reduction track (steps 04 to 08): sum n 32-bit ints exactly.
 //
 // Every kernel of the track is called the same way, through a host function of
-// type reduce_fn (harness.h), so the harness can check and time them side by side:
+// type reduce_fn, so the harness can check and time them side by side:
 //
 //     void sum_something(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
 //
@@ -11,13 +11,33 @@
 // d_work with a poison value, so a result that was never written shows.
 //
 // A step's main.cu lists its kernels in a step_spec (harness.h), each with
-// its host function in `sum`, and hands it to reduction_main.
+// its host function in `run` (REDUCE_FN), and hands it to reduction_main.
 #pragma once
 
 #include "harness.h"
 
-// The step's program: run_step (harness.h) on the reduction track.
-int reduction_main(int argc, char **argv, const step_spec *step);
+typedef void (*reduce_fn)(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum);
+
+// A host function as a step_kernel holds it: `.run = REDUCE_FN(sum_direct)`.
+// A function of another type does not compile.
+#define REDUCE_FN(fn) ((host_fn) static_cast<reduce_fn>(fn))
+
+// The track's call (harness.h): the input, the partial sums, the sum, in that
+// order.
+static inline void reduction_call(host_fn fn, void *const *regions, unsigned long long n, block_shape block)
+{
+    ((reduce_fn)fn)((const int *)regions[0], (unsigned int)n, block.x, (int *)regions[1], (int *)regions[2]);
+}
+
+// The track (reduction.cu), which the step's program links and its planner
+// does not (weak: NULL there).
+extern const track reduction_track __attribute__((weak));
+
+// The step's program, and its planner: step_main (harness.h) on this track.
+static inline int reduction_main(int argc, char **argv, const step_spec *step)
+{
+    return step_main(argc, argv, &reduction_track, reduction_call, step);
+}
 
 // ---------------------------------------------------------------------------
 // Multi-pass reductions: the track's first kernel, the kernels of steps 04,
@@ -43,10 +63,10 @@ unsigned int reduce_work_ints(unsigned int n, int block);
 
 // The track's first kernel, reduce_interleaved_divergent (in reduction.cu):
 // step 04 starts from it, and every later step's speedup is also shown against it.
-extern const step_kernel reduction_track_first;
+extern const step_kernel reduction_track_first __attribute__((weak));
 
 // CUB's DeviceReduce::Sum, the library step 08 measures against (reduction.cu).
-extern const step_kernel reduction_cub;
+extern const step_kernel reduction_cub __attribute__((weak));
 
 // ---------------------------------------------------------------------------
 // Launching a kernel templated on the block size (step 08)
