@@ -753,7 +753,8 @@ static const char TRACK_FACTS[] =
     "sanitize_blocks=8x8,16x16,32x32\t"
     "sanitize_timed_tools=memcheck\t"
     "profile_args=-n 1024 -r 1\t"
-    "explain_size=256\t";
+    "explain_size=256\t"
+    "learner_calls=\t";
 
 const track matmul_track = {
     .facts = TRACK_FACTS,

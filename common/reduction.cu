@@ -504,6 +504,8 @@ static void refill(const flow_point *at, int block_index)
 // `track` record, and make, the grader, bench, plot, explain and
 // readme-figures read them here (common/track-facts.awk), so that no script
 // names a track. A fact a line, "key=value\t"; track-facts.awk says the form.
+// learner_calls: the track's host functions a learner's file may call
+// (passes.cu), which grading/integrity allows besides allowed-symbols.conf.
 static const char TRACK_FACTS[] =
     "name=reduction\t"
     "title=Reduction\t"
@@ -519,7 +521,8 @@ static const char TRACK_FACTS[] =
     "sanitize_blocks=32,256,1024\t"
     "sanitize_timed_tools=\t"
     "profile_args=-n 2^20 -b 256 -r 1\t"
-    "explain_size=2^20\t";
+    "explain_size=2^20\t"
+    "learner_calls=reduce_in_passes,reduce_work_ints\t";
 
 const track reduction_track = {
     .facts = TRACK_FACTS,
