@@ -928,7 +928,7 @@ int run_step(int argc, char **argv, const track *t, const step_spec *s)
     options opt;
     parse_options(argc, argv, &spec, &opt);
     read_track_words(t);
-    if (opt.facts) {  // as common/track-facts.awk reads them from the file: no trailing tab
+    if (opt.facts) {  // as common/tools/track-facts.awk reads them from the file: no trailing tab
         printf("track\t%.*s\n", (int)strlen(t->facts) - 1, t->facts);
         return EXIT_CORRECT;
     }
