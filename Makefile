@@ -81,17 +81,17 @@ endef
 
 bench: $(SOLVED)
 	$(call say_unsolved,bench)
-	$(if $(SOLVED),common/bench.sh $(SOLVED))
+	$(if $(SOLVED),common/tools/bench.sh $(SOLVED))
 
 bench-sweep: $(SOLVED)
-	$(if $(SOLVED),common/bench-sweep.sh,@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
+	$(if $(SOLVED),common/tools/bench-sweep.sh,@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
 
 calibrate: $(SOLVED)
 	$(call say_unsolved,calibrate)
 	$(if $(SOLVED),grading/calibrate)
 
 readme-figures:
-	common/readme-figures.sh
+	common/tools/readme-figures.sh
 
 # The planted mistakes: the grader must catch each, and score each honest
 # variant in full (tests/mutants/run); make explain must name each culprit
@@ -102,7 +102,7 @@ test-mutants: all
 
 handout:
 	$(if $(and $(STEP),$(DEST)),,$(error name the last step and a new folder: make handout STEP=05 DEST=../workbook-05))
-	common/handout.sh "$(STEP)" "$(DEST)"
+	common/tools/handout.sh "$(STEP)" "$(DEST)"
 
 test-toolkits:
 	tests/toolkits/run
@@ -111,7 +111,7 @@ test-toolkits:
 # pass through make, which exits 2 for any command that fails: make doctor
 # exits 0 only when everything is ready.
 doctor:
-	@common/doctor.sh
+	@common/tools/doctor.sh
 
 define one_step
 $(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04$(if $(EX), (EX=$(EX) names $(words $(PICKED)) steps))))
@@ -140,7 +140,7 @@ else
 endif
 
 # The lines of the learner's file that ncu's source counters blame
-# (common/explain.sh; its own exit status says why it failed).
+# (common/tools/explain.sh; its own exit status says why it failed).
 explain:
 	$(call one_step,explain)
 	$(MAKE) -s -C $(PICKED) explain $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
@@ -148,10 +148,12 @@ explain:
 # The atomics microbenchmark (common/micro/atomics.cu): its table goes to the
 # screen and to results/micro-atomics.txt, which make readme-figures copies
 # into the READMEs that use it.
+# It includes block_sum.cuh, from the track's folder that holds it.
 MICRO_ATOMICS := common/micro/build/atomics
-$(MICRO_ATOMICS): common/micro/atomics.cu common/block_sum.cuh
+BLOCK_SUM := $(firstword $(wildcard common/tracks/*/block_sum.cuh))
+$(MICRO_ATOMICS): common/micro/atomics.cu $(BLOCK_SUM)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Icommon -o $@ $<
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Icommon/core $(addprefix -I,$(dir $(BLOCK_SUM))) -o $@ $<
 
 micro-atomics: $(if $(wildcard common/micro/atomics.cu),$(MICRO_ATOMICS))
 	$(if $(wildcard common/micro/atomics.cu),,$(error no common/micro/atomics.cu in this copy: it is handed out with step 08))

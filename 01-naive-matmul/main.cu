@@ -5,7 +5,7 @@
 //   make -C .. profile EX=01                          sectors per request, given kernel against yours
 //
 // Given: the track's first kernel, matmul_uncoalesced (in
-// ../common/matmul.cu). Yours: matmul_naive, in naive_matmul.cu.
+// ../common/tracks/matmul/matmul.cu). Yours: matmul_naive, in naive_matmul.cu.
 #include "matmul.h"
 
 // Defined in naive_matmul.cu (yours) or in the solution. Weak: this program holds none

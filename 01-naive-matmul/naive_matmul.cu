@@ -6,7 +6,7 @@
 //
 // C = A * B, N x N, row-major: element (r, c) of A is A[r * n + c].
 //
-// The given kernel (matmul_uncoalesced, in ../common/matmul.cu) takes its row
+// The given kernel (matmul_uncoalesced, in ../common/tracks/matmul/matmul.cu) takes its row
 // from threadIdx.x, so the 32 threads of a warp -- consecutive threadIdx.x --
 // work on 32 different rows of one column, and every load of A and every
 // update of C is scattered over 32 rows. Map the threads the other way round,

@@ -5,7 +5,7 @@
 //   ./reduction_interleaved --help
 //
 // Given: the track's first kernel, reduce_interleaved_divergent (in
-// ../common/reduction.cu), and below, for comparison only, the same divergent
+// ../common/tracks/reduction/reduction.cu), and below, for comparison only, the same divergent
 // tree with its `%` replaced by a mask. Yours: reduce_interleaved_strided, in
 // reduction_interleaved.cu. The three rows of the table split your gain: from
 // the given kernel to the masked one is what the `%` cost; from the masked one

@@ -4,7 +4,7 @@
 //   make && ./reduction_interleaved       check your kernel, then time it against the given one
 //   make -C .. grade EX=04                what the grader says
 //
-// The given kernel (reduce_interleaved_divergent, in ../common/reduction.cu)
+// The given kernel (reduce_interleaved_divergent, in ../common/tracks/reduction/reduction.cu)
 // sums each block's elements in a tree held in shared memory. At level s it
 // keeps thread tid busy when tid % (2*s) == 0, so the busy threads are spread
 // over every warp of the block. Keep its tree -- the same pairs, the same

@@ -4,7 +4,7 @@
 //   ./cascaded --check -n 1,1000,1000003,2^24+1 -b 32,256,1024
 //
 // Given: step 07's solution, reduce_unrolled<BLOCK>, below; and CUB's
-// DeviceReduce::Sum (reduction_cub, in ../common/reduction.cu), the library
+// DeviceReduce::Sum (reduction_cub, in ../common/tracks/reduction/reduction.cu), the library
 // to measure against. Yours, in cascaded.cu:
 // reduce_cascaded<BLOCK>, a grid sized to the GPU and many elements per thread,
 // each block adding its sum into the total with one atomic, as in step 06:
@@ -13,7 +13,7 @@
 #include "reduction.h"
 
 // Step 07's solution: two elements per thread, the tree unrolled for a
-// block size known at compile time (block_sum, in ../common/block_sum.cuh);
+// block size known at compile time (block_sum, in ../common/tracks/reduction/block_sum.cuh);
 // a partial sum per block, added up by further, smaller launches.
 template <unsigned int BLOCK>
 __global__ void reduce_unrolled(const int *in, int *out, unsigned int n)

@@ -27,9 +27,9 @@ include $(COMMON_DIR)/cuda.mk
 STEP := $(notdir $(CURDIR))
 # The step's entry in the manifest: one field of it.
 MANIFEST := $(abspath $(COMMON_DIR)/../steps.conf)
-step_field = $(shell awk -f $(COMMON_DIR)/manifest.awk -v step='$(STEP)' -v key='$(1)' '$(MANIFEST)')
-ifneq ($(shell awk -f $(COMMON_DIR)/manifest.awk -v step='$(STEP)' '$(MANIFEST)' >/dev/null 2>&1; echo $$?),0)
-  $(error $(STEP) has no entry in $(MANIFEST) (or the file is malformed: awk -f common/manifest.awk steps.conf says why): copy a step's entry there and name it $(STEP))
+step_field = $(shell awk -f $(COMMON_DIR)/tools/manifest.awk -v step='$(STEP)' -v key='$(1)' '$(MANIFEST)')
+ifneq ($(shell awk -f $(COMMON_DIR)/tools/manifest.awk -v step='$(STEP)' '$(MANIFEST)' >/dev/null 2>&1; echo $$?),0)
+  $(error $(STEP) has no entry in $(MANIFEST) (or the file is malformed: awk -f common/tools/manifest.awk steps.conf says why): copy a step's entry there and name it $(STEP))
 endif
 PROGRAM := $(call step_field,program)
 TRACK := $(call step_field,track)
@@ -47,12 +47,17 @@ BEYOND_OBJS := $(patsubst %.cu,$(BUILD)/beyond/%.o,$(BEYOND_SOURCES))
 # the driver's library as the runtime loads it: dlopen.
 LDLIBS += -ldl
 
-ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)
-# The shared harness is compiled once for every step, into common/build.
+# The workbook's headers, included by name: the trusted program's (core/) and
+# the step's track's (tracks/TRACK/).
+ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)/core -I$(COMMON_DIR)/tracks/$(TRACK)
+# The shared harness is compiled once for every step, into common/build,
+# whatever the step's track: with every track's folder on the include path
+# (the planner, core/planner.cpp, includes each track's header).
 COMMON_BUILD := $(COMMON_DIR)/build
 include $(COMMON_DIR)/common.mk
+SHARED_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)/core $(addprefix -I$(COMMON_DIR)/tracks/,$(TRACKS))
 
-$(if $(filter $(TRACKS),$(TRACK)),,$(error steps.conf: $(STEP) has track=$(TRACK); it must be one of: $(TRACKS) (a track is a file of common/ that declares its TRACK_FACTS)))
+$(if $(filter $(TRACKS),$(TRACK)),,$(error steps.conf: $(STEP) has track=$(TRACK); it must be one of: $(TRACKS) (a track is a folder common/tracks/NAME whose NAME.cu declares its TRACK_FACTS)))
 # What the track's file declares (TRACK_FACTS): the libraries it links, and
 # the runs of make sanitize and make profile.
 LDLIBS += $(call track_fact,$(TRACK),libs)
@@ -68,20 +73,20 @@ define note_record
 $(shell mkdir -p $(dir $(1)); [ "$$(cat $(1) 2>/dev/null)" = $(call quote,$(2)) ] || \
     { printf '%s\n' $(call quote,$(2)) > $(1).$$$$ && mv $(1).$$$$ $(1); })
 endef
-note_flags = $(call note_record,$(1)/flags,$(NVCC) $(ALL_FLAGS) $(CUDA_LDFLAGS))
+note_flags = $(call note_record,$(1)/flags,$(NVCC) $(2) $(CUDA_LDFLAGS))
 # main.cu learns its step's name and launch-audit facts from the manifest; a
 # changed entry rebuilds it (the record step-defines, like flags).
 STEP_DEFINES := -DSTEP_NAME='"$(STEP)"' -DSTEP_AUDIT='"$(STEP_AUDIT)"'
 # Goals that build nothing (print-program, help, clean, and those that print
 # what a build would use) leave the records alone.
 ifneq ($(filter-out print-learner-flags print-sanitize-args,$(NEEDS_COMPILER)),)
-$(call note_flags,$(BUILD))
-$(call note_flags,$(COMMON_BUILD))
+$(call note_flags,$(BUILD),$(ALL_FLAGS))
+$(call note_flags,$(COMMON_BUILD),$(SHARED_FLAGS))
 $(call note_record,$(BUILD)/step-defines,$(STEP_DEFINES))
 endif
 
-SHARED_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACK)))
-PLANNER_OBJS := $(BUILD)/main.o $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(PLANNER_SOURCES)))
+SHARED_OBJS := $(BUILD)/main.o $(call core_objs,$(COMMON_SOURCES)) $(call track_obj,$(TRACK)) $(call track_source_objs,$(TRACK))
+PLANNER_OBJS := $(BUILD)/main.o $(call core_objs,$(PLANNER_SOURCES)) $(call track_source_objs,$(TRACK))
 TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 
 .PHONY: all solution harness sanitize profile explain grade help clean print-program print-sanitize-args print-learner-flags
@@ -90,7 +95,7 @@ TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 all: $(PROGRAM)
 
 # Every shared object, both tracks: the top-level make builds them first, once.
-harness: $(addprefix $(COMMON_BUILD)/,$(addsuffix .o,$(COMMON_SOURCES) $(TRACKS) $(PLANNER_SOURCES)))
+harness: $(call core_objs,$(COMMON_SOURCES) $(PLANNER_SOURCES)) $(foreach t,$(TRACKS),$(call track_obj,$(t)) $(call track_source_objs,$(t)))
 
 ifneq ($(wildcard $(SOLUTION_SRC)),)
 solution: $(PROGRAM)_solution
@@ -99,7 +104,7 @@ solution:
 	@echo "$(STEP): no solution to build: $(SOLUTION_SRC) is not there" >&2; exit 1
 endif
 
-# A step's two programs (common/plan.h). ./PROGRAM checks, times and audits,
+# A step's two programs (common/core/plan.h). ./PROGRAM checks, times and audits,
 # and links none of the learner's host code: the learner's file is compiled
 # once, into an object from which its planner, build/PROGRAM.plan, is linked
 # (static, with the stand-in runtime of planner.cpp), and into its module,
@@ -128,11 +133,11 @@ $(BUILD)/%.plan: $(BUILD)/%.o $(PLANNER_OBJS)
 # The file may include the workbook's headers, the toolkit's and the system's,
 # and nothing else: checked first, from the preprocessor's own list.
 define learner_object
-	$(COMMON_DIR)/check-includes.sh $(1) $(NVCC) $(ALL_FLAGS)
+	$(COMMON_DIR)/tools/check-includes.sh $(1) $(NVCC) $(ALL_FLAGS)
 	rm -rf $(@:.o=.keep) && mkdir -p $(@:.o=.keep)
 	$(NVCC) $(ALL_FLAGS) --keep --keep-dir $(@:.o=.keep) -MMD -MP -MF $(@:.o=.d) -c -o $@ $(1)
 	cp $(@:.o=.keep)/$(PROGRAM).fatbin $(@:.o=.fatbin)
-	awk -f $(COMMON_DIR)/kernels.awk $(@:.o=.keep)/*.ptx > $(@:.o=.kernels)
+	awk -f $(COMMON_DIR)/tools/kernels.awk $(@:.o=.keep)/*.ptx > $(@:.o=.kernels)
 	rm -rf $(@:.o=.keep)
 endef
 
@@ -150,12 +155,14 @@ $(BUILD)/main.o: main.cu $(BUILD)/flags $(BUILD)/step-defines
 	$(NVCC) $(ALL_FLAGS) $(STEP_DEFINES) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
-	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	@mkdir -p $(@D)
+	$(NVCC) $(SHARED_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
-	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	@mkdir -p $(@D)
+	$(NVCC) $(SHARED_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
--include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/*.d $(BEYOND_OBJS:.o=.d))
+-include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/core/*.d $(COMMON_BUILD)/tracks/*/*.d $(BEYOND_OBJS:.o=.d))
 
 # Twice: at the small sizes, every block size; and at the timed run's size
 # and block, the graded kernels alone (a kernel may behave otherwise there),
@@ -163,14 +170,14 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --only yours $(call step_field,timed))
 sanitize: $(TARGET)
 	@IFS=';'; for args in $$(echo '$(SANITIZE_RUNS)'); do \
-	    IFS=' '; $(COMMON_DIR)/sanitize.sh ./$(TARGET) $$args || exit; \
+	    IFS=' '; $(COMMON_DIR)/tools/sanitize.sh ./$(TARGET) $$args || exit; \
 	done
 
 profile: $(TARGET)
-	$(COMMON_DIR)/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS)
+	$(COMMON_DIR)/tools/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS)
 
 explain: $(TARGET)
-	$(COMMON_DIR)/explain.sh $(if $(filter 1,$(SOLUTION)),--solution) $(if $(EXPLAIN_ARGS),--run $(call quote,$(EXPLAIN_ARGS))) $(STEP)
+	$(COMMON_DIR)/tools/explain.sh $(if $(filter 1,$(SOLUTION)),--solution) $(if $(EXPLAIN_ARGS),--run $(call quote,$(EXPLAIN_ARGS))) $(STEP)
 
 # Grading runs from the top (grading/grade); here, for this step alone.
 grade:

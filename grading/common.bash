@@ -4,11 +4,11 @@
 # and calibrate.
 
 GRADING_DIR=${GRADING_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
-source "$(dirname "${BASH_SOURCE[0]}")/../common/manifest.bash"
+source "$(dirname "${BASH_SOURCE[0]}")/../common/tools/manifest.bash"
 RECORDS_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../common" && pwd)/records.awk"
 
 # step_check_sizes STEP BLOCK: the sizes a step's correctness tests check
-# with that block, as its track's file declares them (common/track-facts.awk):
+# with that block, as its track's file declares them (common/tools/track-facts.awk):
 # its check_sizes, and for each k of its check_block_multiples, one short of,
 # at and one past k blocks' worth of elements (what a block sums per level or
 # per trip). Status 1 for a step with no track.
@@ -95,7 +95,7 @@ threshold() {
     fi
 }
 
-# record_field RECORD KEY: the value of key=value in one record (common/records.awk).
+# record_field RECORD KEY: the value of key=value in one record (common/tools/records.awk).
 record_field() {
     awk -F'\t' -v get="$2" -f "$RECORDS_READER" <<<"$1"
 }

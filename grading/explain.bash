@@ -44,7 +44,7 @@ explain_where() {
     ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
     mkdir -p "$GRADE_RESULTS"
     confine "${GRADE_EXPLAIN_TIMEOUT:-60}" "${GRADE_MEMORY:-8192}" "${BATS_TEST_TMPDIR:-/tmp}"
-    out=$(on_gpu alone "${CONFINE[@]}" env EXPLAIN_NCU="$ncu" "$GRADING_DIR/../common/explain.sh" "${args[@]}" "$STEP" \
+    out=$(on_gpu alone "${CONFINE[@]}" env EXPLAIN_NCU="$ncu" "$GRADING_DIR/../common/tools/explain.sh" "${args[@]}" "$STEP" \
         2>/dev/null)
     status=$?
     if [ "$status" -eq 0 ] && [ -n "$out" ]; then

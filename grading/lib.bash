@@ -11,7 +11,7 @@
 # eats the machine fails its test instead of hanging the grader or the
 # students graded beside it. The grader reads a program's records from the
 # file it names with --records, which only the program writes: the learner's
-# host code runs in its planner, which can open no file (common/plan.h); what
+# host code runs in its planner, which can open no file (common/core/plan.h); what
 # the program prints is for people, and a record-shaped line printed there --
 # by a kernel's printf, say -- changes nothing. A program that finds no GPU
 # (exit 77) makes its test skip with the program's own reason, or fail when REQUIRE_GPU=1.
@@ -32,13 +32,13 @@
 #   GRADE_THRESHOLDS    a thresholds file to use instead of the calibrated one
 #                       or the manifest's defaults
 #   GRADE_NCU, GRADE_SANITIZER  ncu and compute-sanitizer to use (default: as
-#                       every script finds them: cuda_tool, common/options.bash)
+#                       every script finds them: cuda_tool, common/tools/options.bash)
 #   GRADE_SEED          the seed of the programs' random inputs (-s); grading/grade picks one per run
 #   MANIFEST            another steps.conf (the tests use one)
 
 bats_load_library bats-support
 bats_load_library bats-assert
-source "$(dirname "${BASH_SOURCE[0]}")/../common/options.bash"  # cuda_tool, make_value
+source "$(dirname "${BASH_SOURCE[0]}")/../common/tools/options.bash"  # cuda_tool, make_value
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 source "$(dirname "${BASH_SOURCE[0]}")/explain.bash"  # explain_where: the lines a failed lesson or speed test points at
 
@@ -127,7 +127,7 @@ grade_build() {
         *) ! out_of_memory || limit=$'\n'"The build ran out of memory: it may take ${GRADE_BUILD_MEMORY} MB (GRADE_BUILD_MEMORY)." ;;
         esac
         fail "$(printf '%s does not build (make %s, exit %d):\n%s%s' "$STEP" "$target" "$status" \
-            "$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" "$STEP" | tail -n 40)" \
+            "$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/tools/quote-workbook.sh" "$WORKBOOK_DIR" "$WORKBOOK_DIR/$STEP" "$STEP" | tail -n 40)" \
             "$limit")" || return
     fi
     record build "pass"
@@ -166,7 +166,7 @@ on_gpu() {
     fi
 }
 
-# A line of a record: its kind, then a tab (common/records.awk).
+# A line of a record: its kind, then a tab (common/tools/records.awk).
 RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding)\t'
 
 # run_program ARGS...: run the step's program under timeout, its records
@@ -419,7 +419,7 @@ require_correct() {
     [ "$seen" = 1 ] || { record "$1" "fail not run"; fail "not $2: the correctness tests have not run"; return 1; }
 }
 
-# The table of the learner's module (common/kernels.awk): its kernels, its
+# The table of the learner's module (common/tools/kernels.awk): its kernels, its
 # variables, what it reads of clocks.
 module_table() {
     local path
@@ -434,7 +434,7 @@ module_kernels() {
 
 # find_cuda_tool NAME [PATH]: the path of a CUDA toolkit tool (ncu,
 # compute-sanitizer), looked for as every script of the workbook looks for
-# it (cuda_tool, common/options.bash); a PATH given (GRADE_NCU,
+# it (cuda_tool, common/tools/options.bash); a PATH given (GRADE_NCU,
 # GRADE_SANITIZER) is taken as it is. Prints nothing where there is none,
 # and always succeeds, so that a missing tool is a skip with its reason, not
 # a failed assignment under bats' errexit.
@@ -450,7 +450,7 @@ find_cuda_tool() {
 # the number of launches; nothing where no launch of them was profiled.
 # Thousands separators are dropped.
 lesson_value() {
-    awk -v metric="$2" -v names="$3" -f "$GRADING_DIR/../common/ncu_csv.awk" -f <(cat <<'AWK'
+    awk -v metric="$2" -v names="$3" -f "$GRADING_DIR/../common/tools/ncu_csv.awk" -f <(cat <<'AWK'
     function number(name,    v) {
         if (!(name in col)) { bad = name; return 0 }
         v = f[col[name]]
@@ -488,7 +488,7 @@ AWK
 
 # The kernels of ncu's raw CSV page, by mangled name, one a line.
 profiled_kernels() {
-    awk -f "$GRADING_DIR/../common/ncu_csv.awk" -f <(cat <<'AWK'
+    awk -f "$GRADING_DIR/../common/tools/ncu_csv.awk" -f <(cat <<'AWK'
     /^"ID"/ { header = 1; n = split_csv($0, heads); for (i = 1; i <= n; i++) col[heads[i]] = i; next }
     header == 1 { header = 2; next }
     header == 2 { split_csv($0, f); if (!(f[col["Kernel Name"]] in seen)) { seen[f[col["Kernel Name"]]] = 1; print f[col["Kernel Name"]] } }
@@ -598,7 +598,7 @@ grade_lesson() {
 # Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
 : "${GRADE_SANITIZE_TIMEOUT:=$((2 * GRADE_TIMEOUT))}"
 
-# grade_sanitize: exactly what `make sanitize` runs (common/sanitize.sh:
+# grade_sanitize: exactly what `make sanitize` runs (common/tools/sanitize.sh:
 # compute-sanitizer's memcheck, racecheck, synccheck and initcheck) on the
 # learner's program at the step's small sizes (its Makefile's SANITIZE_SIZES
 # and SANITIZE_BLOCKS), so that a file clean there is clean here. A race can
@@ -633,7 +633,7 @@ grade_sanitize() {
         [ -n "$args" ] || continue
         # shellcheck disable=SC2086
         run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-            "$GRADING_DIR/../common/sanitize.sh" "$(program_path)" $args
+            "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $args
         [ "$status" -eq 0 ] || break
         clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")"
     done < <(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
@@ -685,7 +685,7 @@ grade_integrity() {
     GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY"  # it writes only in its /tmp
     # Against the object the build made too: what is linked is what is checked.
     run "${CONFINE[@]}" "$GRADING_DIR/integrity" --object "$(learner_object)" "$file"
-    output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
+    output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/tools/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
     record integrity fail
     case $status in
     0) record integrity pass ;;
@@ -695,7 +695,7 @@ grade_integrity() {
 }
 
 # The launch audit: the program audits the plan the learner's host code made
-# for each size and block of its run (common/audit.h), before it runs any,
+# for each size and block of its run (common/core/audit.h), before it runs any,
 # and reports what each launches. A finding fails, and
 # voids the step's points (grading/report); a kernel that is merely wrong is
 # left to the correctness tests, and voids nothing.

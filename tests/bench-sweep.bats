@@ -9,7 +9,7 @@ load helpers
 setup() {
     export BENCH_RESULTS=$BATS_TEST_TMPDIR/results
     FIXTURE=$WORKBOOK_DIR/tests/fixtures/sweep-h100.log
-    SWEEP=$WORKBOOK_DIR/common/bench-sweep.sh
+    SWEEP=$WORKBOOK_DIR/common/tools/bench-sweep.sh
 }
 
 @test "bench-sweep: --help, and a clear refusal of bad options" {
@@ -75,7 +75,7 @@ setup() {
     run "$SWEEP" --from "$FIXTURE"
     assert_success
     cp "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" "$BENCH_RESULTS/bench.log"
-    run "$WORKBOOK_DIR/common/readme-figures.sh" "$BENCH_RESULTS/bench.log" "$copy"
+    run "$WORKBOOK_DIR/common/tools/readme-figures.sh" "$BENCH_RESULTS/bench.log" "$copy"
     assert_success
     assert_output --partial "03-tiled-matmul/README.md (sweep)"
     diff <(awk '/^<!-- sweep:03 -->$/ { inside = 1; next } /^<!-- \/sweep -->$/ { inside = 0 } inside' "$copy/03-tiled-matmul/README.md") \

@@ -11,7 +11,7 @@ setup() {
 }
 
 @test "the progression table, from the records: every step, its ceiling, its speedups" {
-    run "$WORKBOOK_DIR/common/bench.sh" --from "$FIXTURE"
+    run "$WORKBOOK_DIR/common/tools/bench.sh" --from "$FIXTURE"
     assert_success
     assert_line --partial "Progression on NVIDIA H100 80GB HBM3"
     assert_line --regexp '^  cuBLAS SGEMM, fp32 \[ceiling\] +0\.3439 +49948\.4 +100\.0%'
@@ -26,7 +26,7 @@ setup() {
 }
 
 @test "the plot shows the GPU and the measured rates, or says why there is none" {
-    run "$WORKBOOK_DIR/common/bench.sh" --from "$FIXTURE"
+    run "$WORKBOOK_DIR/common/tools/bench.sh" --from "$FIXTURE"
     assert_success
     if ! command -v gnuplot >/dev/null; then
         assert_output --partial "no plot: gnuplot is not installed"
@@ -48,7 +48,7 @@ setup() {
         awk '/^<!-- bench:/ { print; skip = 1; next } /^<!-- \/bench -->$/ { skip = 0 } !skip' "$dir/README.md" \
             >"$copy/$(basename "$dir")/README.md"
     done
-    run "$WORKBOOK_DIR/common/readme-figures.sh" "$FIXTURE" "$copy"
+    run "$WORKBOOK_DIR/common/tools/readme-figures.sh" "$FIXTURE" "$copy"
     assert_success
     run grep -A4 '^<!-- bench:05 -->$' "$copy/05-reduction-sequential/README.md"
     assert_line --index 1 --partial 'Measured by `make bench` on NVIDIA H100 80GB HBM3 (CUDA 13.0), 2026-11-22: n = 67108864 ints, block 256'
@@ -77,11 +77,11 @@ fake_bench_workbook() {
     fake_bench_workbook
     mkdir -p "$BENCH_RESULTS"
     cp "$FIXTURE" "$BENCH_RESULTS/bench.log"
-    run "$W/common/bench.sh" 04-fake
+    run "$W/common/tools/bench.sh" 04-fake
     assert_failure 77
     cmp "$FIXTURE" "$BENCH_RESULTS/bench.log"
     assert_output --partial "still holds the last good run's"
-    FAKE_STATUS=1 run "$W/common/bench.sh" 04-fake
+    FAKE_STATUS=1 run "$W/common/tools/bench.sh" 04-fake
     assert_failure 1
     cmp "$FIXTURE" "$BENCH_RESULTS/bench.log"
     assert [ -f "$BENCH_RESULTS/bench-failed.log" ]
@@ -94,7 +94,7 @@ fake_bench_workbook() {
     cp "$WORKBOOK_DIR/README.md" "$copy/"
     cp "$WORKBOOK_DIR/05-reduction-sequential/README.md" "$copy/05-reduction-sequential/"
     printf 'run\tdate=2026-11-22\n' >"$BATS_TEST_TMPDIR/empty.log"
-    run "$WORKBOOK_DIR/common/readme-figures.sh" "$BATS_TEST_TMPDIR/empty.log" "$copy"
+    run "$WORKBOOK_DIR/common/tools/readme-figures.sh" "$BATS_TEST_TMPDIR/empty.log" "$copy"
     assert_failure 1
     assert_output --partial "holds no timed kernel"
     cmp "$WORKBOOK_DIR/README.md" "$copy/README.md"

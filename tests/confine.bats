@@ -2,7 +2,7 @@
 # What a learner hands in reads nothing outside the workbook and cannot take
 # the grading machine down: hand-ins are regular files only
 # (grading/take-hand-in), a file may include only the workbook's, the
-# toolkit's and the system's headers (common/check-includes.sh), every build
+# toolkit's and the system's headers (common/tools/check-includes.sh), every build
 # and run of it is confined and bounded (grading/confine), and no result file
 # quotes what was not handed in. Needs no GPU.
 
@@ -132,10 +132,10 @@ refute_secret_anywhere() {
         printf '../%s/main.cu:4: Error: `later line'"'"'\n' "$later"
         printf 'an unknown line\n'
         printf 'make: *** [x] Error 1\n'
-        printf '%s(12): error: quoted\n  %s\n' "$W/common/harness.h" "harness line"
+        printf '%s(12): error: quoted\n  %s\n' "$W/common/core/harness.h" "harness line"
         printf '%s.cu(7): error: mine\n  %s\n' "$PROGRAM" "my line"
     } >"$BATS_TEST_TMPDIR/messages"
-    run "$W/common/quote-workbook.sh" "$W" "$W/$STEP_DIR" "$STEP_DIR" <"$BATS_TEST_TMPDIR/messages"
+    run "$W/common/tools/quote-workbook.sh" "$W" "$W/$STEP_DIR" "$STEP_DIR" <"$BATS_TEST_TMPDIR/messages"
     assert_success
     refute_output --partial "$SECRET_TEXT"
     refute_output --partial "honest line"
@@ -148,7 +148,7 @@ refute_secret_anywhere() {
     assert_line "  harness line"
     assert_line "  my line"
     # The later step's file is one a learner of that step has.
-    run "$W/common/quote-workbook.sh" "$W" "$W/$STEP_DIR" "$later" <"$BATS_TEST_TMPDIR/messages"
+    run "$W/common/tools/quote-workbook.sh" "$W" "$W/$STEP_DIR" "$later" <"$BATS_TEST_TMPDIR/messages"
     assert_output --partial "later line"
     refute_output --partial "honest line"
 }
@@ -186,7 +186,7 @@ refute_secret_anywhere() {
     assert_failure
     refute_output --partial "__global__"
     # What the step has, it sees: its own folder, the shared harness.
-    run "$W/grading/confine" --step "$STEP_DIR" -- cat "$W/$STEP_DIR/main.cu" "$W/common/harness.h"
+    run "$W/grading/confine" --step "$STEP_DIR" -- cat "$W/$STEP_DIR/main.cu" "$W/common/core/harness.h"
     assert_success
     [ -n "$output" ]
     # A learner of the later step sees it.
@@ -336,7 +336,7 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
     # A folder with a ':' in its name, through which the system's stdio.h is named.
     mkdir -p "$BATS_TEST_TMPDIR/x:y"
     { echo "#include \"$BATS_TEST_TMPDIR/x:y/$(realpath --relative-to="$BATS_TEST_TMPDIR/x:y" /usr/include/stdio.h)\""; cat "$EXERCISE.orig"; } >"$EXERCISE"
-    run "$W/common/check-includes.sh" "$EXERCISE" nvcc -I"$W/common"
+    run "$W/common/tools/check-includes.sh" "$EXERCISE" nvcc -I"$W/common/core" -I"$W/common/tracks/$(step_field "$STEP_DIR" track)"
     assert_failure 1
     assert_output --partial "includes what is not part of a hand-in"
 }

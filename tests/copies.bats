@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The deliberate copies stay copies. Each step starts from the previous step's
 # answer, so its main.cu holds a copy of that step's reference kernel, and
-# common/block_sum.cuh holds step 07's tree for step 08. A fix to one must
+# common/tracks/reduction/block_sum.cuh holds step 07's tree for step 08. A fix to one must
 # reach the other: this compares each copy with its original, comments and
 # layout aside, and allows only the differences listed here. Needs no GPU.
 
@@ -17,8 +17,8 @@ COPIES='
 03-tiled-matmul/main.cu matmul_register | solutions/02-register-temp/register_temp.cu matmul_register | -
 05-reduction-sequential/main.cu reduce_interleaved_strided | solutions/04-reduction-interleaved/reduction_interleaved.cu reduce_interleaved_strided | -
 06-reduction-direct/main.cu reduce_sequential | solutions/05-reduction-sequential/reduction_sequential.cu reduce_sequential | -
-common/block_sum.cuh warp_sum | solutions/07-unrolled/unrolled.cu warp_sum | FULL_WARP=>0xffffffffu
-common/block_sum.cuh block_sum if (BLOCK >= 1024)..v = warp_sum(v); | solutions/07-unrolled/unrolled.cu reduce_unrolled if (BLOCK >= 1024)..v = warp_sum(v); | -
+common/tracks/reduction/block_sum.cuh warp_sum | solutions/07-unrolled/unrolled.cu warp_sum | FULL_WARP=>0xffffffffu
+common/tracks/reduction/block_sum.cuh block_sum if (BLOCK >= 1024)..v = warp_sum(v); | solutions/07-unrolled/unrolled.cu reduce_unrolled if (BLOCK >= 1024)..v = warp_sum(v); | -
 08-cascaded/main.cu reduce_unrolled __shared__..v += in[i + BLOCK]; | solutions/07-unrolled/unrolled.cu reduce_unrolled __shared__..v += in[i + BLOCK]; | -
 '
 
@@ -87,11 +87,11 @@ copy_problems() {
     # A fix made to step 05's solution only, and one to block_sum.cuh only.
     sed -i 's/partial\[tid\] += partial\[tid + s\];/partial[tid] = partial[tid] + partial[tid + s];/' \
         "$copy/solutions/05-reduction-sequential/reduction_sequential.cu"
-    sed -i 's/if (tid < 256)/if (tid < 256u)/' "$copy/common/block_sum.cuh"
+    sed -i 's/if (tid < 256)/if (tid < 256u)/' "$copy/common/tracks/reduction/block_sum.cuh"
     WORKBOOK_DIR=$copy run copy_problems
     assert_failure
     assert_output --partial "reduce_sequential in 06-reduction-direct/main.cu is no longer a copy of reduce_sequential in solutions/05-reduction-sequential/reduction_sequential.cu"
-    assert_output --partial "block_sum in common/block_sum.cuh is no longer a copy"
+    assert_output --partial "block_sum in common/tracks/reduction/block_sum.cuh is no longer a copy"
     refute_output --partial "matmul_naive"
     # A file gone (renamed) is a problem, not a copy left unchecked.
     copy=$BATS_TEST_TMPDIR/renamed

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The CUDA toolkit's programs -- nvcc, ncu, compute-sanitizer -- are looked
 # for in one order by every script that needs one (cuda_tool, in
-# common/options.bash): what it was told to use, CUDA_BIN, PATH, beside
+# common/tools/options.bash): what it was told to use, CUDA_BIN, PATH, beside
 # nvcc, CUDA_PATH. And `make sanitize` runs the sanitizers that the grader's
 # sanitizer test runs. Needs no GPU: stand-in programs say where they are
 # and what they were asked.
@@ -72,7 +72,7 @@ stand_in() {
     stand_in "$T/toolkit/bin" compute-sanitizer
     export PATH=/usr/bin:/bin NVCC=$T/toolkit/bin/nvcc CUDA_PATH=$T/none
     unset CUDA_BIN COMPUTE_SANITIZER
-    run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --check
+    run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --check
     assert_success
     assert_output --partial "the compute-sanitizer in $T/toolkit/bin"
 }
@@ -110,7 +110,7 @@ grade_fake_step() {
 @test "make sanitize runs the very sanitizers that the grader's sanitizer test runs" {
     stand_in_sanitizer
     # make sanitize: its recipe (common/step.mk) runs sanitize.sh on the program.
-    TOOLS_ASKED=$T/make-sanitize run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --check -n 1
+    TOOLS_ASKED=$T/make-sanitize run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --check -n 1
     assert_success
     grade_fake_step "--check -n 1"
     assert_success
@@ -122,13 +122,13 @@ grade_fake_step() {
 
 @test "a sanitizer run that names its tools runs those alone, for make and the grader; an unknown tool is refused" {
     stand_in_sanitizer all
-    TOOLS_ASKED=$T/asked run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --tools memcheck,initcheck --check -n 9
+    TOOLS_ASKED=$T/asked run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --tools memcheck,initcheck --check -n 9
     assert_success
     assert_equal "$(cut -d' ' -f1 "$T/asked" | paste -sd' ')" "memcheck initcheck"
     # The program is asked for its own arguments only.
     run grep -c -- '--tools' "$T/asked"
     assert_output 0
-    run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true --tools memcheck,leakcheck --check
+    run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --tools memcheck,leakcheck --check
     assert_failure 2
     assert_output --partial "not one of the four"
     # The grader runs make's two runs, each under its tools, and names all.

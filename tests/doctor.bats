@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
-# make doctor (common/doctor.sh), on a machine made up for each test: a PATH
+# make doctor (common/tools/doctor.sh), on a machine made up for each test: a PATH
 # of links to the real commands, less the ones a test takes away, plus fakes
 # of nvidia-smi and ncu that answer as a given GPU would. No GPU is needed.
 
 bats_require_minimum_version 1.5.0
 load helpers
 
-DOCTOR=$WORKBOOK_DIR/common/doctor.sh
+DOCTOR=$WORKBOOK_DIR/common/tools/doctor.sh
 
 # fake_path NAME...: a folder of links to every command on PATH but NAMEs, and
 # a fake ncu.
@@ -40,7 +40,7 @@ nvcc_release() { "$(make_nvcc)" --version | sed -n 's/.*release \([0-9]*\.[0-9]*
 @test "doctor --help exits 0; a bad option exits 2" {
     run "$DOCTOR" --help
     assert_success
-    assert_output --partial "usage: common/doctor.sh"
+    assert_output --partial "usage: common/tools/doctor.sh"
     run "$DOCTOR" --bogus
     assert_failure 2
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# make explain (common/explain.sh, its reader common/ncu_source.awk) and the
+# make explain (common/tools/explain.sh, its reader common/tools/ncu_source.awk) and the
 # grader's pointers to a line (grading/explain.bash), without a GPU: ncu's
 # pages recorded on an H100 for each planted mistake of tests/explain/*.patch
 # and each reference solution (tests/fixtures/explain, by tests/explain/run
@@ -15,7 +15,7 @@ load helpers
 export GRADE_SANDBOX=none
 
 FIXTURES=$WORKBOOK_DIR/tests/fixtures/explain
-EXPLAIN=$WORKBOOK_DIR/common/explain.sh
+EXPLAIN=$WORKBOOK_DIR/common/tools/explain.sh
 
 # pages NAME: ncu's recorded pages of a run, unpacked; sets PAGE and RAW.
 pages() {
@@ -116,10 +116,10 @@ named() {
     # lines: 8 + 47 for the % tree and 8 + 12 for the solution (steps.conf).
     for run in 04-modulo-tree:55 04-mask-tree:55 04-solution:20; do
         pages "${run%%:*}"
-        blocks=$(awk -f "$WORKBOOK_DIR/common/ncu_csv.awk" -f <(echo '/^"ID"/ { split_csv($0, h); for (i in h) c[h[i]] = i; n = 1; next }
+        blocks=$(awk -f "$WORKBOOK_DIR/common/tools/ncu_csv.awk" -f <(echo '/^"ID"/ { split_csv($0, h); for (i in h) c[h[i]] = i; n = 1; next }
             n == 1 { n = 2; next } n == 2 { split_csv($0, f); v = f[c["launch__grid_size"]]; gsub(/,/, "", v); s += v } END { print s }') "$RAW")
         run awk -v file=reduction_interleaved.cu -v lesson="$(step_field 04 lesson_metric)" \
-            -f "$WORKBOOK_DIR/common/ncu_csv.awk" -f "$WORKBOOK_DIR/common/ncu_source.awk" "$PAGE"
+            -f "$WORKBOOK_DIR/common/tools/ncu_csv.awk" -f "$WORKBOOK_DIR/common/tools/ncu_source.awk" "$PAGE"
         assert_success
         total=$(grep '^total' <<<"$output" | tr '\t' '\n' | sed -n 's/^lesson=//p')
         mine=$(grep '^line' <<<"$output" | tr '\t' '\n' | sed -n 's/^lesson=//p' | awk '{ s += $1 } END { print s }')
@@ -130,7 +130,7 @@ named() {
     # launches of 2,048 warps: N = 256, 16x16 blocks), 256 per warp before.
     pages 02-solution
     run awk -v file=register_temp.cu -v lesson="$(step_field 02 lesson_metric)" \
-        -f "$WORKBOOK_DIR/common/ncu_csv.awk" -f "$WORKBOOK_DIR/common/ncu_source.awk" "$PAGE"
+        -f "$WORKBOOK_DIR/common/tools/ncu_csv.awk" -f "$WORKBOOK_DIR/common/tools/ncu_source.awk" "$PAGE"
     assert_line --regexp $'^total\t.*\tlesson=4096$'
     # Each instruction counts once, though ncu lists it twice.
     assert_line --regexp $'^line\t21\tinst=16384\t.*\tg_st=4096\t'
@@ -139,17 +139,17 @@ named() {
 @test "the reader reports only the learner's file, matched by its path, else its name" {
     pages 03-transposed-tile
     # The same launch again, as if its kernel ran lines of a header too.
-    sed 's#^"File Path","[^"]*"#"File Path","/elsewhere/common/block_sum.cuh"#' "$PAGE" >"$BATS_TEST_TMPDIR/two.csv"
+    sed 's#^"File Path","[^"]*"#"File Path","/elsewhere/common/tracks/reduction/block_sum.cuh"#' "$PAGE" >"$BATS_TEST_TMPDIR/two.csv"
     cat "$PAGE" >>"$BATS_TEST_TMPDIR/two.csv"
-    run awk -v file=/not/here/tiled_matmul.cu -f "$WORKBOOK_DIR/common/ncu_csv.awk" -f "$WORKBOOK_DIR/common/ncu_source.awk" \
+    run awk -v file=/not/here/tiled_matmul.cu -f "$WORKBOOK_DIR/common/tools/ncu_csv.awk" -f "$WORKBOOK_DIR/common/tools/ncu_source.awk" \
         "$BATS_TEST_TMPDIR/two.csv"
     assert_success
     assert_line --regexp $'^line\t36\t'
     [ "$(grep -c $'^line\t36\t' <<<"$output")" -eq 1 ] || fail "$output"
     path=$(sed -n '1s/^"File Path","\(.*\)"$/\1/p' "$PAGE")
-    run awk -v file="$path" -f "$WORKBOOK_DIR/common/ncu_csv.awk" -f "$WORKBOOK_DIR/common/ncu_source.awk" "$BATS_TEST_TMPDIR/two.csv"
+    run awk -v file="$path" -f "$WORKBOOK_DIR/common/tools/ncu_csv.awk" -f "$WORKBOOK_DIR/common/tools/ncu_source.awk" "$BATS_TEST_TMPDIR/two.csv"
     assert_line --regexp $'^line\t36\t.*\twavefronts=8912896\t'
-    run awk -v file=main.cu -f "$WORKBOOK_DIR/common/ncu_csv.awk" -f "$WORKBOOK_DIR/common/ncu_source.awk" "$BATS_TEST_TMPDIR/two.csv"
+    run awk -v file=main.cu -f "$WORKBOOK_DIR/common/tools/ncu_csv.awk" -f "$WORKBOOK_DIR/common/tools/ncu_source.awk" "$BATS_TEST_TMPDIR/two.csv"
     refute_line --regexp '^line'
     assert_line --regexp '^total'
 }
@@ -161,7 +161,7 @@ named() {
     pages 04-solution
     awk '/^"(File Path|Function Name|Line No)"/ { print; next } /^"[0-9]+",/ { keep = ($0 !~ /^"2[0-6]",/) } keep' \
         "$PAGE" >"$BATS_TEST_TMPDIR/no-tree.csv"
-    run awk -v file=reduction_interleaved.cu -f "$WORKBOOK_DIR/common/ncu_csv.awk" -f "$WORKBOOK_DIR/common/ncu_source.awk" \
+    run awk -v file=reduction_interleaved.cu -f "$WORKBOOK_DIR/common/tools/ncu_csv.awk" -f "$WORKBOOK_DIR/common/tools/ncu_source.awk" \
         "$BATS_TEST_TMPDIR/no-tree.csv"
     assert_line --regexp $'^line\t27\t.*\tmem_req=16452\tmem_busy=16452\t.*\tmem_instr=2\t'
     refute_line --regexp $'^line\t2[0-6]\t'
@@ -218,7 +218,7 @@ SCRIPT
 
 @test "a profiled run: ncu gets the learner's kernels and the clocks as they are, and its pages are read" {
     fake_profiler
-    run --separate-stderr "$W/common/explain.sh" --keep "$BATS_TEST_TMPDIR/kept" 03
+    run --separate-stderr "$W/common/tools/explain.sh" --keep "$BATS_TEST_TMPDIR/kept" 03
     assert_success
     assert_line --index 0 --partial "explain: step 03, tiled_matmul.cu (yours): 2 launches of matmul_tiled, profiled in ./tiled_matmul --check -n 256 -b 32"
     assert_line "tiled_matmul.cu:36: shared-memory bank conflicts"
@@ -229,11 +229,11 @@ SCRIPT
     [[ $args == *"/03-tiled-matmul/tiled_matmul --check -n 256 -b 32" ]] || fail "$args"
     cmp "$BATS_TEST_TMPDIR/kept/page.csv" "$PAGE"
     # Another run's options.
-    run "$W/common/explain.sh" --run "-n 512 -b 16" 03
+    run "$W/common/tools/explain.sh" --run "-n 512 -b 16" 03
     assert_success
     [[ $(cat "$W/ncu.args") == *"tiled_matmul -n 512 -b 16" ]] || fail "$(cat "$W/ncu.args")"
     # A kernel that gives wrong results is explained all the same, with a note.
-    FAKE_PROGRAM_END=1 run --separate-stderr "$W/common/explain.sh" 03
+    FAKE_PROGRAM_END=1 run --separate-stderr "$W/common/tools/explain.sh" 03
     assert_success
     assert_line "tiled_matmul.cu:36: shared-memory bank conflicts"
     [[ $stderr == *"ended with exit 1 (1: wrong results)"* ]] || fail "$stderr"
@@ -242,22 +242,22 @@ SCRIPT
 @test "explain.sh says why it cannot profile, with the fix, and a distinct exit status for each reason" {
     fake_profiler
     FAKE_NCU_SAYS="==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters\n" \
-        FAKE_NCU_STATUS=1 run --separate-stderr "$W/common/explain.sh" 03
+        FAKE_NCU_STATUS=1 run --separate-stderr "$W/common/tools/explain.sh" 03
     assert_equal "$status" 4
     [[ $stderr == *"ERR_NVGPUCTRPERM"*"NVreg_RestrictProfilingToAdminUsers=0"* ]] || fail "$stderr"
-    FAKE_PROGRAM_STATUS=77 run --separate-stderr "$W/common/explain.sh" 03
+    FAKE_PROGRAM_STATUS=77 run --separate-stderr "$W/common/tools/explain.sh" 03
     assert_equal "$status" 77
     [[ $stderr == *"no usable CUDA device"* ]] || fail "$stderr"
-    FAKE_NCU_HELP="--print-source arg  sass" run --separate-stderr "$W/common/explain.sh" 03
+    FAKE_NCU_HELP="--print-source arg  sass" run --separate-stderr "$W/common/tools/explain.sh" 03
     assert_equal "$status" 5
     [[ $stderr == *"2099.1.0"*"cuda,sass"* ]] || fail "$stderr"
-    EXPLAIN_NCU=$W/no/ncu run --separate-stderr "$W/common/explain.sh" 03
+    EXPLAIN_NCU=$W/no/ncu run --separate-stderr "$W/common/tools/explain.sh" 03
     assert_equal "$status" 3
-    FAKE_NCU_SAYS="==WARNING== No kernels were profiled.\n" FAKE_NCU_STATUS=1 run --separate-stderr "$W/common/explain.sh" 03
+    FAKE_NCU_SAYS="==WARNING== No kernels were profiled.\n" FAKE_NCU_STATUS=1 run --separate-stderr "$W/common/tools/explain.sh" 03
     assert_equal "$status" 1
     [[ $stderr == *"ncu saw no launch of a kernel of tiled_matmul.cu"* ]] || fail "$stderr"
     rm "$W/03-tiled-matmul/tiled_matmul"
-    run --separate-stderr "$W/common/explain.sh" 03
+    run --separate-stderr "$W/common/tools/explain.sh" 03
     assert_equal "$status" 1
     [[ $stderr == *"is not built"* ]] || fail "$stderr"
 }
@@ -315,7 +315,7 @@ use_grader() {
     # ncu's raw page for the lesson test (as tests/grading-helpers.bash fakes
     # it): the mask tree handed in, 55 warp-level shared stores per block, as the
     # given kernel; and the learner's kernel, as the table of its module
-    # (build/PROGRAM.kernels, common/kernels.awk) names it.
+    # (build/PROGRAM.kernels, common/tools/kernels.awk) names it.
     mkdir -p "$BATS_TEST_TMPDIR/tools"
     cat >"$BATS_TEST_TMPDIR/tools/ncu" <<'SCRIPT'
 #!/usr/bin/env bash

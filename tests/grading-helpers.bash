@@ -133,9 +133,9 @@ report_of() {
 # listed in $FAKE_X and the ceiling's rates in $FAKE_CEILING, one per run.
 fake_calibration_workbook() {
     W=$BATS_TEST_TMPDIR/cal
-    mkdir -p "$W/grading" "$W/common" "$W/04-fake" "$W/solutions/04-fake"
+    mkdir -p "$W/grading" "$W/common/tools" "$W/04-fake" "$W/solutions/04-fake"
     cp "$WORKBOOK_DIR/grading/calibrate" "$WORKBOOK_DIR/grading/common.bash" "$W/grading/"
-    cp "$WORKBOOK_DIR"/common/{options.bash,manifest.bash,manifest.awk,records.awk} "$W/common/"
+    cp "$WORKBOOK_DIR"/common/tools/{options.bash,manifest.bash,manifest.awk,records.awk} "$W/common/tools/"
     cp "$FIXTURES/calibrate/steps.conf" "$W/steps.conf"
     cp "$FIXTURES/calibrate/prog_solution" "$W/04-fake/"
     chmod +x "$W/04-fake/prog_solution"

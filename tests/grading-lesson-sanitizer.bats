@@ -78,7 +78,7 @@ load grading-helpers
     use_fake_step
     fake_tools
     record check-32 pass
-    # The grader looks for ncu by itself (cuda_tool, common/options.bash):
+    # The grader looks for ncu by itself (cuda_tool, common/tools/options.bash):
     # none given, none on PATH (not even the fake one), no nvcc to look
     # beside, and a toolkit folder without it.
     unset GRADE_NCU

@@ -58,7 +58,7 @@ load grading-helpers
         done
         factor=$(step_field "$step" lesson)
         at_least "$factor" 1.5 || fail "lesson factor $factor for $step would pass a kernel that barely moved"
-        grep -q "__global__ void $(step_field "$step" lesson_start)\b" "$WORKBOOK_DIR"/common/*.cu "$WORKBOOK_DIR/$step/main.cu" ||
+        grep -q "__global__ void $(step_field "$step" lesson_start)\b" "$WORKBOOK_DIR"/common/core/*.cu "$WORKBOOK_DIR"/common/tracks/*/*.cu "$WORKBOOK_DIR/$step/main.cu" ||
             fail "$step: its lesson_start names no kernel of the harness"
     done
     [ "$checked" -ge 1 ] || fail "no step of steps.conf has a lesson test to check"

@@ -7,13 +7,14 @@ load helpers
 
 # The answer lines of step NN in the workbook at $1: the code lines of its
 # reference solution that are neither in its exercise nor in the shared
-# harness (common/*.cu, *.h), which every copy holds and which answers nothing.
+# harness (common/core/ and common/tracks/*/: *.cu, *.h), which every copy holds
+# and which answers nothing.
 answer_lines() {
     local root=$1 n=$2 solution exercise
     exercise=$(ls "$root"/"$n"-*/*.cu | grep -v '/main\.cu$')  # the file the learner edits
     solution=$root/solutions/$(basename "$(dirname "$exercise")")/$(basename "$exercise")
     code() { sed -E 's|^[[:space:]]+||; s|[[:space:]]*//.*$||' "$@" | awk 'length($0) >= 20' | sort -u; }
-    comm -23 <(code "$solution") <(code "$exercise" "$root"/common/*.cu "$root"/common/*.h | sort -u)
+    comm -23 <(code "$solution") <(code "$exercise" "$root"/common/{core,tracks/*}/*.cu "$root"/common/{core,tracks/*}/*.h | sort -u)
 }
 
 # Steps whose answer stands in the copy at $2 (of the workbook at $1): most of
@@ -59,10 +60,10 @@ leaked_answers() {
     assert [ ! -e "$dest/06-reduction-direct" ]
     assert [ ! -e "$dest/08-cascaded" ]
     assert [ ! -e "$dest/solutions" ]
-    assert [ ! -e "$dest/common/block_sum.cuh" ]
+    assert [ ! -e "$dest/common/tracks/reduction/block_sum.cuh" ]
     assert [ ! -e "$dest/common/micro" ]
     # The manifest lists the steps handed out, and no others.
-    assert_equal "$(awk -f "$dest/common/manifest.awk" "$dest/steps.conf" | paste -sd' ')" \
+    assert_equal "$(awk -f "$dest/common/tools/manifest.awk" "$dest/steps.conf" | paste -sd' ')" \
         "01-naive-matmul 02-register-temp 03-tiled-matmul 04-reduction-interleaved 05-reduction-sequential"
     assert [ ! -e "$dest/tests/mutants" ]
     assert [ ! -e "$dest/tests/honest" ]
@@ -112,9 +113,9 @@ leaked_answers() {
     run make -s -C "$WORKBOOK_DIR" handout STEP=05 DEST="$dest"
     assert_failure
     assert_output --partial "exists"
-    run "$WORKBOOK_DIR/common/handout.sh" 09 "$BATS_TEST_TMPDIR/nine"
+    run "$WORKBOOK_DIR/common/tools/handout.sh" 09 "$BATS_TEST_TMPDIR/nine"
     assert_failure 2
-    run "$WORKBOOK_DIR/common/handout.sh" --help
+    run "$WORKBOOK_DIR/common/tools/handout.sh" --help
     assert_success
 }
 
@@ -127,7 +128,7 @@ leaked_answers() {
     (cd "$copy" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm copy) || fail "no git copy"
     # A step added as "Adding a step" says, not yet added to git.
     local last
-    last=$(cd "$copy" && awk -f common/manifest.awk steps.conf | tail -n 1)
+    last=$(cd "$copy" && awk -f common/tools/manifest.awk steps.conf | tail -n 1)
     cp -r "$copy/$last" "$copy/99-new-step"
     awk -v last="$last" '/^[0-9][0-9]-/ { inside = ($1 == last) } inside' "$copy/steps.conf" | sed "1s/^$last/99-new-step/" >>"$copy/steps.conf"
     run make -s -C "$copy" handout STEP=99 DEST="$dest"

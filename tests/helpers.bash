@@ -4,7 +4,7 @@ bats_load_library bats-assert
 
 WORKBOOK_DIR=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 STEP_DIRS=("$WORKBOOK_DIR"/[0-9][0-9]-*/)
-source "$WORKBOOK_DIR/common/manifest.bash"  # step_field, manifest_steps
+source "$WORKBOOK_DIR/common/tools/manifest.bash"  # step_field, manifest_steps
 
 # The program a step's folder builds. Under a `make -C` (make -C .. test),
 # MAKEFLAGS carries w, and make's "Entering directory" lines would be

@@ -204,7 +204,7 @@ __attribute__((constructor)) static void only_in_the_build(void) { touched = 1; 
 #endif
 CODE
     # Checked alone, for the oldest architecture, it would be clean.
-    INTEGRITY_FLAGS="-std=c++17 -O3 -I$copy/common -gencode arch=compute_75,code=compute_75" \
+    INTEGRITY_FLAGS="-std=c++17 -O3 -I$copy/common/core$(printf ' -I%s' "$copy"/common/tracks/*) -gencode arch=compute_75,code=compute_75" \
         run "$copy/grading/integrity" "$copy/$step/reduction_interleaved.cu"
     assert_success
     # In its step's folder it is checked with the build's flags: two architectures here.

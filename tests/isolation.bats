@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The learner's code never runs in the program that checks and times it
-# (common/plan.h): no function the learner's file defines is linked into
+# (common/core/plan.h): no function the learner's file defines is linked into
 # ./PROGRAM, the program that takes --records; its planner, build/PROGRAM.plan,
 # holds them. Needs no GPU: nm reads the programs the build made.
 

@@ -87,7 +87,7 @@ audited_calls() {
     # The tools make sanitize runs, as a stand-in compute-sanitizer is asked for them.
     printf '#!/bin/sh\necho "$2" >>%q\n' "$BATS_TEST_TMPDIR/tools" >"$BATS_TEST_TMPDIR/compute-sanitizer"
     chmod +x "$BATS_TEST_TMPDIR/compute-sanitizer"
-    COMPUTE_SANITIZER=$BATS_TEST_TMPDIR/compute-sanitizer run "$WORKBOOK_DIR/common/sanitize.sh" /bin/true
+    COMPUTE_SANITIZER=$BATS_TEST_TMPDIR/compute-sanitizer run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true
     assert_success
     grep -qx memcheck "$BATS_TEST_TMPDIR/tools" || fail "the stand-in compute-sanitizer was not asked for memcheck"
     local dir n block tool

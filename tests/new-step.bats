@@ -25,7 +25,7 @@ setup() {
 }
 
 @test "a step added by copying a folder, its solution and its manifest entry builds, is graded, benched and counted" {
-    run awk -f "$W/common/manifest.awk" "$W/steps.conf"
+    run awk -f "$W/common/tools/manifest.awk" "$W/steps.conf"
     assert_success
     assert_line --index 8 09-scratch
 
@@ -50,7 +50,7 @@ setup() {
     sed 's/step=08-cascaded/step=09-scratch/' "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" |
         grep -F 'step=09-scratch' >"$BATS_TEST_TMPDIR/09.log"
     cat "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" "$BATS_TEST_TMPDIR/09.log" >"$BATS_TEST_TMPDIR/bench.log"
-    BENCH_RESULTS=$BATS_TEST_TMPDIR/bench run "$W/common/bench.sh" --from "$BATS_TEST_TMPDIR/bench.log"
+    BENCH_RESULTS=$BATS_TEST_TMPDIR/bench run "$W/common/tools/bench.sh" --from "$BATS_TEST_TMPDIR/bench.log"
     assert_success
     assert_line --regexp '^  09 cascaded, grid sized to the GPU \(block 256\) '
 

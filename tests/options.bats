@@ -84,10 +84,12 @@ bad_options=(
     # Each file on its own, for one architecture, into a scratch folder: the
     # build folders are left alone.
     local nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-    for source in "$WORKBOOK_DIR"/common/*.cu "$WORKBOOK_DIR"/[0-9][0-9]-*/*.cu "$WORKBOOK_DIR"/solutions/*/*.cu \
+    local includes=(-I"$WORKBOOK_DIR/common/core")
+    for dir in "$WORKBOOK_DIR"/common/tracks/*/; do includes+=(-I"${dir%/}"); done
+    for source in "$WORKBOOK_DIR"/common/core/*.cu "$WORKBOOK_DIR"/common/tracks/*/*.cu "$WORKBOOK_DIR"/[0-9][0-9]-*/*.cu "$WORKBOOK_DIR"/solutions/*/*.cu \
         "$WORKBOOK_DIR"/solutions/*/*/*.cu; do
         [ -e "$source" ] || continue
-        run "$nvcc" -std=c++17 -O3 -arch=sm_90 -Xcompiler -Wall ${CCBIN:+-ccbin "$CCBIN"} -I"$WORKBOOK_DIR/common" -c -o "$BATS_TEST_TMPDIR/x.o" "$source"
+        run "$nvcc" -std=c++17 -O3 -arch=sm_90 -Xcompiler -Wall ${CCBIN:+-ccbin "$CCBIN"} "${includes[@]}" -c -o "$BATS_TEST_TMPDIR/x.o" "$source"
         [ "$status" -eq 0 ] || fail "$source does not compile: $output"
         [[ $output != *warning* ]] || fail "$source: $output"
     done

@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # Each step's README states what the grader checks, with the numbers of its
-# entry in steps.conf: common/pass-conditions.sh writes the table, make
+# entry in steps.conf: common/tools/pass-conditions.sh writes the table, make
 # readme-figures puts it between <!-- pass:NN --> and <!-- /pass -->, and
 # these tests fail when a README's table is not the one steps.conf gives, or
 # when the table's points are not the grader's. Needs no GPU.
 
 load helpers
 
-PASS=$WORKBOOK_DIR/common/pass-conditions.sh
+PASS=$WORKBOOK_DIR/common/tools/pass-conditions.sh
 
 # block_of README NN: what stands between the step's pass markers.
 block_of() { sed -n "/^<!-- pass:$2 -->\$/,/^<!-- \\/pass -->\$/p" "$1" | sed '1d;$d'; }
@@ -70,11 +70,11 @@ block_of() { sed -n "/^<!-- pass:$2 -->\$/,/^<!-- \\/pass -->\$/p" "$1" | sed '1
         tar -xf - -C "$copy"
     sed -i 's/^\(    x_start=\)1\.03$/\11.07/' "$copy/steps.conf"
     grep -q '^    x_start=1.07$' "$copy/steps.conf" || fail "the test's edit did not apply"
-    run "$copy/common/pass-conditions.sh" 05
+    run "$copy/common/tools/pass-conditions.sh" 05
     assert_output --partial 'at least 1.07x the starting kernel'
     # The README still holds the old table until readme-figures writes the new one.
     [ "$(block_of "$copy/05-reduction-sequential/README.md" 05)" != "$(printf '\n%s' "$output")" ]
-    run "$copy/common/readme-figures.sh" "$BATS_TEST_TMPDIR/no-bench.log" "$copy"
+    run "$copy/common/tools/readme-figures.sh" "$BATS_TEST_TMPDIR/no-bench.log" "$copy"
     assert_failure 1  # no bench log: no figure, but the pass conditions all the same
     assert_output --partial "05-reduction-sequential/README.md (pass conditions)"
     block_of "$copy/05-reduction-sequential/README.md" 05 | grep -q 'at least 1.07x the starting kernel'

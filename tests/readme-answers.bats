@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # No step's README or exercise hands out its answer. The answer lines of a
 # step are the code lines of its reference solution that the learner is not
-# given (common/answer-lines.sh compares them as code: comments, spacing, the
+# given (common/tools/answer-lines.sh compares them as code: comments, spacing, the
 # braces at the ends, a named constant or its number aside; lines too short to
 # be more than an idiom are none). Given is what the learner starts from or
 # has already seen:
@@ -11,9 +11,9 @@
 #   - every earlier step's reference solution: a later README may show it as
 #     the kernel the step starts from;
 #   - the shared code each of those is built with: its track's harness
-#     (common/<track>.cu) and the common/ headers it includes, followed on
+#     (common/tracks/<track>/<track>.cu) and the common/ headers it includes, followed on
 #     through theirs. A header that no given file includes is not given:
-#     common/block_sum.cuh holds step 07's answer for step 08.
+#     common/tracks/reduction/block_sum.cuh holds step 07's answer for step 08.
 #
 # Every line of the README and of the exercise, comments and prose included,
 # is searched for an answer line: a TODO or a sentence can spell it as well as
@@ -23,11 +23,12 @@
 load helpers
 
 setup() {
-    CHECK=$WORKBOOK_DIR/common/answer-lines.sh
+    CHECK=$WORKBOOK_DIR/common/tools/answer-lines.sh
 }
 
-# with_includes FILE...: the FILEs and the common/ headers they include, and
-# those these include, each once.
+# with_includes FILE...: the FILEs and the common/ headers they include (from
+# common/core/ or a track's folder, common/tracks/*/), and those these
+# include, each once.
 with_includes() {
     local -A seen=()
     local -a todo=("$@")
@@ -39,7 +40,7 @@ with_includes() {
         seen[$file]=1
         echo "$file"
         while read -r header; do
-            todo+=("$WORKBOOK_DIR/common/$header")
+            todo+=("$WORKBOOK_DIR"/common/{core,tracks/*}/"$header")
         done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1/p' "$file")
     done
 }
@@ -54,7 +55,7 @@ setup_file() {
     local -a files=()
     for step in $(manifest_steps); do
         files+=("$(learner_file "$step")" "$WORKBOOK_DIR/$step/main.cu"
-            "$WORKBOOK_DIR/common/$(step_field "$step" track).cu")
+            "$WORKBOOK_DIR/common/tracks/$(step_field "$step" track)/$(step_field "$step" track).cu")
         with_includes "${files[@]}" >"$GIVEN/$step"
         files+=("$WORKBOOK_DIR/solutions/$step"/*.cu "$WORKBOOK_DIR/solutions/$step"/*/*.{cu,h})
     done

@@ -20,8 +20,8 @@ setup_file() {
 quoted_commands() {
     local file
     for file in "$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/*.cu \
-        "$WORKBOOK_DIR"/solutions/*/*.cu "$WORKBOOK_DIR"/solutions/*/*/*.{cu,h} "$WORKBOOK_DIR"/common/*.cu \
-        "$WORKBOOK_DIR"/common/*.h; do
+        "$WORKBOOK_DIR"/solutions/*/*.cu "$WORKBOOK_DIR"/solutions/*/*/*.{cu,h} \
+        "$WORKBOOK_DIR"/common/{core,tracks/*}/*.cu "$WORKBOOK_DIR"/common/{core,tracks/*}/*.h; do
         [ -f "$file" ] || continue
         sed -E 's/[[:space:]]#.*//' "$file" |
             grep -oP '(?<![\w./])(\./|\.\./[0-9][0-9]-[a-z-]+/)[a-z][a-z_]*( [^`|;&]*)?' |

@@ -374,7 +374,7 @@ grade_in() {
 
 @test "make doctor exits with the README's status through make, and its script with the script's own" {
     # "make doctor exits 0 when everything grading needs is here, a GPU
-    # included, and 2 ... otherwise. ... common/doctor.sh itself exits 0 ready
+    # included, and 2 ... otherwise. ... common/tools/doctor.sh itself exits 0 ready
     # to grade, 1 something missing (with a GPU or without; ...), 77 no
     # usable GPU and nothing else missing that a machine without one can use."
     local words
@@ -384,9 +384,9 @@ grade_in() {
         $words == *"77 no usable GPU and nothing else missing that a machine without one can use"* ]] ||
         fail "the README no longer words make doctor's exit status as this test knows it"
     local where folder command ran=0 own
-    run_in "$COPY" . common/doctor.sh
+    run_in "$COPY" . common/tools/doctor.sh
     own=$status
-    [[ " 0 1 77 " == *" $own "* ]] || fail "common/doctor.sh exits $own, none of the README's 0, 1 or 77: $output"
+    [[ " 0 1 77 " == *" $own "* ]] || fail "common/tools/doctor.sh exits $own, none of the README's 0, 1 or 77: $output"
     while IFS=$'\t' read -r where folder command; do
         first_time "$folder" "$command" || continue
         ran=$((ran + 1))

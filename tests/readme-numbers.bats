@@ -102,7 +102,7 @@ $output"
     mkdir -p "$BATS_TEST_TMPDIR/results"
     cp "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" "$BATS_TEST_TMPDIR/results/bench.log"
     printf 'Measured on a fake GPU\n  reduce_interleaved_masked   12,345\n' >"$BATS_TEST_TMPDIR/results/profile-04.txt"
-    MICRO_ATOMICS=$BATS_TEST_TMPDIR/micro.txt run "$copy/common/readme-figures.sh" \
+    MICRO_ATOMICS=$BATS_TEST_TMPDIR/micro.txt run "$copy/common/tools/readme-figures.sh" \
         "$BATS_TEST_TMPDIR/results/bench.log" "$copy"
     assert_success
     run sed -n '/^<!-- profile:04 -->$/,/^<!-- \/profile -->$/p' "$copy/04-reduction-interleaved/README.md"
@@ -325,7 +325,7 @@ readme_copy() {
         missing=$number
     done
     [ -n "$missing" ] || fail "no README has a profile block"
-    run "$copy/common/readme-figures.sh" "$BATS_TEST_TMPDIR/results/bench.log" "$copy"
+    run "$copy/common/tools/readme-figures.sh" "$BATS_TEST_TMPDIR/results/bench.log" "$copy"
     assert_success
     assert_output --partial "no $BATS_TEST_TMPDIR/results/profile-$missing.txt: step $missing's profile stays as it is"
     for readme in "$copy"/[0-9][0-9]-*/README.md; do

@@ -108,8 +108,15 @@ SCRIPT
     shared=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/common.mk" --eval 'print: ; @echo $(COMMON_SOURCES)' print)
     tracks=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/common.mk" --eval 'print: ; @echo $(TRACKS)' print)
     [ -n "$shared" ] && [ -n "$tracks" ] || fail "common.mk names no shared sources ($shared) or tracks ($tracks)"
-    # Each shared source is compiled once, into common/build.
-    for source in $shared $tracks; do
+    # Each shared source is compiled once, into common/build, in the folders
+    # the sources are in: the trusted program's (common/core/) and every file
+    # of each track's folder (common/tracks/TRACK/).
+    # others TRACK: the track's files other than its own TRACK.cu, which both
+    # programs of its steps link.
+    others() { (cd "$copy/common" && for f in tracks/"$1"/*.cu; do [ "$f" = "tracks/$1/$1.cu" ] || echo "${f%.cu}"; done); }
+    sources=$(for source in $shared; do echo "core/$source"; done
+        for track in $tracks; do echo "tracks/$track/$track"; others "$track"; done)
+    for source in $sources; do
         compiles=$(grep " $copy/common/$source.cu $" "$log")
         [ "$(grep -c . <<<"$compiles")" -eq 1 ] || fail "$(printf 'common/%s.cu is compiled other than once:\n%s' "$source" "$compiles")"
         grep -q "^compile $copy/common/build/$source.o $copy/common/$source.cu $" "$log" ||
@@ -123,7 +130,11 @@ SCRIPT
     links=$(grep '^link ' "$log" | grep -v '^link [^ ]*\.plan ')
     while read -r _ planner inputs; do
         [[ " $inputs " == *" ${planner%.plan}.o "* ]] || fail "$planner does not link the learner's object: $inputs"
-        [[ " $inputs " == *" $copy/common/build/planner.o "* ]] || fail "$planner does not link common/build/planner.o: $inputs"
+        [[ " $inputs " == *" $copy/common/build/core/planner.o "* ]] || fail "$planner does not link common/build/core/planner.o: $inputs"
+        track=$(step_field "$(basename "$(dirname "$(dirname "$planner")")")" track)
+        for source in $(others "$track"); do
+            [[ " $inputs " == *" $copy/common/build/$source.o "* ]] || fail "$planner does not link common/build/$source.o: $inputs"
+        done
     done <<<"$planners"
     expected=0
     for dir in "${STEP_DIRS[@]}"; do
@@ -134,11 +145,10 @@ SCRIPT
     [ "$(wc -l <<<"$planners")" -eq "$expected" ] || fail "$(printf '%s planners expected, linked:\n%s' "$expected" "$planners")"
     while read -r _ program inputs; do
         [[ " $inputs " != *" $(dirname "$program")/build/$(basename "$program").o "* ]] || fail "$program links the learner's object: $inputs"
-        for source in $shared; do
+        track=$(step_field "$(basename "$(dirname "$program")")" track)
+        for source in $(for s in $shared; do echo "core/$s"; done) "tracks/$track/$track" $(others "$track"); do
             [[ " $inputs " == *" $copy/common/build/$source.o "* ]] || fail "$program does not link common/build/$source.o: $inputs"
         done
-        track=$(step_field "$(basename "$(dirname "$program")")" track)
-        [[ " $inputs " == *" $copy/common/build/$track.o "* ]] || fail "$program does not link common/build/$track.o: $inputs"
         for input in $inputs; do
             grep -q "^compile $input " "$log" || fail "$program links $input, which the build did not compile"
         done

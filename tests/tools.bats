@@ -10,8 +10,8 @@ load helpers
 
 # Every script, and arguments that are valid up to a missing option value.
 # (A copy handed out has no tests/mutants/: its patches break the solutions.)
-SCRIPTS=(grading/grade grading/batch grading/calibrate grading/report common/bench.sh
-         common/readme-figures.sh common/sanitize.sh common/profile.sh)
+SCRIPTS=(grading/grade grading/batch grading/calibrate grading/report common/tools/bench.sh
+         common/tools/readme-figures.sh common/tools/sanitize.sh common/tools/profile.sh)
 [ ! -d "$WORKBOOK_DIR/tests/mutants" ] || SCRIPTS+=(tests/mutants/run)
 
 @test "every script prints its usage for --help and exits 0" {
@@ -26,15 +26,15 @@ SCRIPTS=(grading/grade grading/batch grading/calibrate grading/report common/ben
 @test "an option without its value exits 2 and says which" {
     for args in "grading/grade --results" "grading/grade --step" "grading/batch --out" "grading/batch --list" \
         "grading/batch --timeout" "grading/batch --launcher" "grading/calibrate --runs" "grading/calibrate --step" \
-        "grading/report /tmp --gradescope" "common/bench.sh --from"; do
+        "grading/report /tmp --gradescope" "common/tools/bench.sh --from"; do
         # shellcheck disable=SC2086
         run --separate-stderr "$WORKBOOK_DIR/"$args
         [ "$status" -eq 2 ] || fail "$args: exit $status, expected 2 ($stderr)"
         [[ $stderr == *"${args##* } needs a value"* ]] || fail "$args: $stderr"
         [[ $stderr != *"unbound variable"* ]] || fail "$args: $stderr"
     done
-    refused=("grading/calibrate --bogus" "grading/batch --bogus x" "common/bench.sh --bogus"
-        "common/sanitize.sh" "common/profile.sh metrics" "common/readme-figures.sh --bogus")
+    refused=("grading/calibrate --bogus" "grading/batch --bogus x" "common/tools/bench.sh --bogus"
+        "common/tools/sanitize.sh" "common/tools/profile.sh metrics" "common/tools/readme-figures.sh --bogus")
     [ ! -d "$WORKBOOK_DIR/tests/mutants" ] || refused+=("tests/mutants/run --bogus" "tests/mutants/run --jobs 0")
     for args in "${refused[@]}"; do
         # shellcheck disable=SC2086
@@ -97,7 +97,7 @@ SCRIPT
     assert_output --partial "Error 1"
     PATH=/usr/bin:/bin command -v compute-sanitizer >/dev/null && skip "compute-sanitizer is in /usr/bin here"
     # Nor beside the nvcc that make exported for these tests (a GPU machine's has one).
-    run env -u NVCC PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/sanitize.sh" /bin/true
+    run env -u NVCC PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/tools/sanitize.sh" /bin/true
     assert_failure 1
     assert_output --partial "compute-sanitizer not found in $BATS_TEST_TMPDIR or on PATH"
 }
@@ -236,7 +236,7 @@ while [ $# -gt 0 ]; do case $1 in --log-file) log=$2; shift 2 ;; *) shift ;; esa
 } >"$log"
 FAKE
     chmod +x "$bin/ncu"
-    run env CUDA_BIN="$bin/" "$WORKBOOK_DIR/common/profile.sh" m1 /bin/true
+    run env CUDA_BIN="$bin/" "$WORKBOOK_DIR/common/tools/profile.sh" m1 /bin/true
     assert_success
     assert_line --regexp '^  matmul_uncoalesced +570$'
     assert_line --regexp '^  matmul_naive +134$'

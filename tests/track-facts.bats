@@ -1,28 +1,33 @@
 #!/usr/bin/env bats
 # A track's facts are declared once, in its own file (TRACK_FACTS in
-# common/TRACK.cu): make, the grader, bench, plot, explain and readme-figures
-# read them from there (common/track-facts.awk), or from the track record its
+# common/tracks/TRACK/TRACK.cu): make, the grader, bench, plot, explain and readme-figures
+# read them from there (common/tools/track-facts.awk), or from the track record its
 # programs print. No script names a track.
 
 load helpers
 
-# The tracks: the files of common/ that declare their facts.
-track_files() { grep -l '^static const char TRACK_FACTS\[\] =' "$WORKBOOK_DIR"/common/*.cu; }
+# The tracks: the files common/tracks/TRACK/TRACK.cu that declare their facts.
+track_files() {
+    local dir
+    for dir in "$WORKBOOK_DIR"/common/tracks/*/; do
+        grep -l '^static const char TRACK_FACTS\[\] =' "$dir$(basename "$dir").cu" 2>/dev/null
+    done
+}
 
 @test "every track's file declares its facts, one track record that names it" {
     local file count=0
     for file in $(track_files); do
-        run awk -f "$WORKBOOK_DIR/common/track-facts.awk" "$file"
+        run awk -f "$WORKBOOK_DIR/common/tools/track-facts.awk" "$file"
         assert_success
         [[ $output == track$'\t'name=$(basename "$file" .cu)$'\t'* ]] || fail "$file: $output"
         for key in title size_symbol ceiling ceiling_label plot_scale check_sizes sanitize_sizes sanitize_blocks profile_args explain_size; do
-            [ -n "$(awk -v key=$key -f "$WORKBOOK_DIR/common/track-facts.awk" "$file")" ] || fail "$file declares no $key"
+            [ -n "$(awk -v key=$key -f "$WORKBOOK_DIR/common/tools/track-facts.awk" "$file")" ] || fail "$file declares no $key"
         done
         count=$((count + 1))
     done
     [ "$count" -ge 2 ] || fail "only $count tracks found"
     # A file that declares none is refused, saying what it lacks.
-    run awk -f "$WORKBOOK_DIR/common/track-facts.awk" "$WORKBOOK_DIR/common/harness.cu"
+    run awk -f "$WORKBOOK_DIR/common/tools/track-facts.awk" "$WORKBOOK_DIR/common/core/harness.cu"
     assert_failure 1
     assert_output --partial "no TRACK_FACTS"
 }
@@ -30,20 +35,21 @@ track_files() { grep -l '^static const char TRACK_FACTS\[\] =' "$WORKBOOK_DIR"/c
 @test "no script, makefile or grader file names a track, except in comments" {
     local names found
     names=$(for file in $(track_files); do basename "$file" .cu; done | paste -sd'|')
-    found=$(cd "$WORKBOOK_DIR" && grep -nwE "$names" Makefile common/*.mk common/*.sh common/*.bash common/*.awk \
+    found=$(cd "$WORKBOOK_DIR" && grep -nwE "$names" Makefile common/*.mk $(find common/tools -maxdepth 1 -type f) \
         $(find grading -maxdepth 1 -type f) 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' || true)
     [ -z "$found" ] || fail "$(printf 'these lines name a track (%s); read its facts instead (track_fact, step_fact, fact()):\n%s' "$names" "$found")"
 }
 
 @test "what a program prints with --facts is what its track's file declares, without a GPU" {
     local folder program shown=0
-    source "$WORKBOOK_DIR/common/manifest.bash"
+    source "$WORKBOOK_DIR/common/tools/manifest.bash"
     for folder in $(manifest_steps); do
         program=$WORKBOOK_DIR/$folder/$(step_field "$folder" program)
         [ -x "$program" ] || continue
         run env CUDA_VISIBLE_DEVICES= "$program" --facts
         assert_success
-        assert_output "$(awk -f "$WORKBOOK_DIR/common/track-facts.awk" "$WORKBOOK_DIR/common/$(step_field "$folder" track).cu")"
+        track=$(step_field "$folder" track)
+        assert_output "$(awk -f "$WORKBOOK_DIR/common/tools/track-facts.awk" "$WORKBOOK_DIR/common/tracks/$track/$track.cu")"
         shown=$((shown + 1))
     done
     [ "$shown" -gt 0 ] || skip "nothing built: run make first"
@@ -59,10 +65,10 @@ copy_workbook() {
 @test "a fact changed in a track's file changes make's sanitizer runs and the grader's check sizes" {
     copy_workbook
     local file
-    file=$(grep -l '^static const char TRACK_FACTS' "$W"/common/*.cu | head -n 1)
+    file=$(grep -l '^static const char TRACK_FACTS' "$W"/common/tracks/*/*.cu | head -n 1)
     local track folder
     track=$(basename "$file" .cu)
-    folder=$(cd "$W" && source common/manifest.bash && for f in $(manifest_steps); do [ "$(step_field "$f" track)" = "$track" ] && { echo "$f"; break; }; done)
+    folder=$(cd "$W" && source common/tools/manifest.bash && for f in $(manifest_steps); do [ "$(step_field "$f" track)" = "$track" ] && { echo "$f"; break; }; done)
     sed -i 's/^    "sanitize_sizes=[^"]*\\t"$/    "sanitize_sizes=7,11\\t"/; s/^    "check_sizes=[^"]*\\t"$/    "check_sizes=5,9\\t"/' "$file"
     run make -s -C "$W/$folder" print-sanitize-args
     assert_success
@@ -76,7 +82,7 @@ copy_workbook() {
 @test "a step whose track has no file is refused by make, naming the tracks there are" {
     copy_workbook
     local folder
-    folder=$(cd "$W" && awk -f common/manifest.awk steps.conf | head -n 1)
+    folder=$(cd "$W" && awk -f common/tools/manifest.awk steps.conf | head -n 1)
     sed -i "/^$folder /s/ track=[a-z]* / track=transpose /" "$W/steps.conf"
     grep -q "^$folder .*track=transpose " "$W/steps.conf"
     run make -s -C "$W/$folder" print-sanitize-args

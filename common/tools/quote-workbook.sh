@@ -10,7 +10,7 @@
 # "file(12): error:", a tool's "file.cu: ..." about a source file -- and runs
 # on over the indented lines after it. Its
 # file (relative to BASE, default: here, followed through links) must lie in
-# WORKBOOK and be one a learner of STEP has (common/handed-out.bash; without
+# WORKBOOK and be one a learner of STEP has (common/tools/handed-out.bash; without
 # STEP, any but the answers). The tools' own lines (make, nvcc, ptxas, the
 # compilers' "cc1plus: out of memory", ...) pass. Any other line, and the message it starts, is left out: what is not
 # known to be harmless is not quoted. Each left-out run of lines leaves one

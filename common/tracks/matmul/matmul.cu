@@ -733,7 +733,7 @@ static void close_cublas(void)
 
 // The track's facts, for the scripts: PROGRAM --facts prints them as a
 // `track` record, and make, the grader, bench, plot, explain and
-// readme-figures read them here (common/track-facts.awk), so that no script
+// readme-figures read them here (common/tools/track-facts.awk), so that no script
 // names a track. A fact a line, "key=value\t"; track-facts.awk says the form.
 // At the timed size the four sanitizers watch every access of a 2048^3
 // product: on an H100 they did not finish step 03 in 6 minutes, so memcheck

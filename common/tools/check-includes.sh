@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-includes.sh FILE NVCC [FLAGS...]: before FILE is compiled, make sure
 # that everything it includes is the workbook's (common/, what a learner of
-# FILE's step has: common/handed-out.bash), the CUDA toolkit's or the
+# FILE's step has: common/tools/handed-out.bash), the CUDA toolkit's or the
 # system's headers: a hand-in is one file, and it may not bring in another --
 # a solution, a later step's answer, another student's work, a key of the
 # machine's.
@@ -20,7 +20,7 @@ file=$1
 nvcc=$2
 shift 2
 [ -f "$file" ] || die "$file: no such file"
-common=$(cd "$(dirname "$0")" && pwd -P)
+common=$(cd "$(dirname "$0")/.." && pwd -P)
 workbook=$(dirname "$common")
 
 # The folders a header may come from: common/, the toolkit (where nvcc really
@@ -51,8 +51,8 @@ trap 'rm -f "$errors"' EXIT
 # inside PATH: whether PATH (a file, or one not found) lies in an allowed folder.
 me=$(readlink -f "$file")
 # Of the workbook's own headers, only those a learner of the file's step has
-# (common/handed-out.bash: block_sum.cuh, step 07's answer, from step 08 on).
-source "$common/handed-out.bash"
+# (common/tools/handed-out.bash: block_sum.cuh, step 07's answer, from step 08 on).
+source "$common/tools/handed-out.bash"
 step=$(basename "$(dirname "$me")")
 [[ $step =~ ^[0-9][0-9]- ]] || step=99
 inside() {
@@ -88,7 +88,7 @@ if [ "$status" -ne 0 ]; then
     done < <(sed -nE 's/.*fatal error: (.*): No such file or directory$/\1/p' "$errors")
     if [ ${#outside[@]} -eq 0 ]; then
         echo "$(basename "$file"): the preprocessor failed (exit $status):" >&2
-        "$common/quote-workbook.sh" "$workbook" "$(dirname "$file")" "$step" <"$errors" >&2
+        "$common/tools/quote-workbook.sh" "$workbook" "$(dirname "$file")" "$step" <"$errors" >&2
         exit 1
     fi
 fi

@@ -67,7 +67,7 @@ done
 for f in $page $raw; do [ -f "$f" ] || die "no such file: $f"; done
 folder=$(step_folder "$step") || die "no step '$step' in $MANIFEST"
 
-WORKBOOK_DIR=$(cd "$here/.." && pwd)
+WORKBOOK_DIR=$(cd "$here/../.." && pwd)
 program=$(step_field "$folder" program)
 if [ "$solution" = 1 ]; then
     source_file=$WORKBOOK_DIR/solutions/$folder/$program.cu

@@ -1,5 +1,5 @@
 # track-facts.awk: a track's facts, read from its C file without a build.
-#   awk -f common/track-facts.awk common/matmul.cu
+#   awk -f common/tools/track-facts.awk common/tracks/matmul/matmul.cu
 # prints them as the program's --facts does: one `track` record (kind, tab,
 # key=value fields; records.awk reads it). With -v key=KEY, the value of
 # that one fact alone ("" where the track has none). The facts are the string
@@ -18,7 +18,7 @@ inside && /^[ \t]*"/ {
 inside && /;[ \t]*$/ { inside = 0; found = 1 }
 END {
     if (!found) {
-        print FILENAME ": no TRACK_FACTS: a track's file declares its facts (see common/track-facts.awk)" > "/dev/stderr"
+        print FILENAME ": no TRACK_FACTS: a track's file declares its facts (see common/tools/track-facts.awk)" > "/dev/stderr"
         exit 1
     }
     if (key == "") {

@@ -929,7 +929,7 @@ int step_main(int argc, char **argv, const track *t, track_call call, const step
     options opt;
     parse_options(argc, argv, &spec, &opt);
     read_track_words(t);
-    if (opt.facts) {  // as common/track-facts.awk reads them from the file: no trailing tab
+    if (opt.facts) {  // as common/tools/track-facts.awk reads them from the file: no trailing tab
         printf("track\t%.*s\n", (int)strlen(t->facts) - 1, t->facts);
         return EXIT_CORRECT;
     }

@@ -8,7 +8,8 @@
 #   solutions/                  the reference solutions
 #   the steps after STEP        each one's main.cu holds the previous step's answer
 #   their entries in steps.conf the manifest lists the steps handed out
-#   common/block_sum.cuh        step 07's answer, which only step 08 needs
+#   common/tracks/reduction/block_sum.cuh
+#                               step 07's answer, which only step 08 needs
 #   common/micro/               before step 08: it times steps 06's and 07's kernels
 #   tests/mutants/              planted mistakes in copies of the solutions
 #   tests/honest/               right answers to every step, in other styles
@@ -26,7 +27,7 @@
 # (DEST is never overwritten).
 set -u
 usage() {
-    echo "usage: common/handout.sh STEP DEST   e.g. common/handout.sh 05 ../workbook-05"
+    echo "usage: common/tools/handout.sh STEP DEST   e.g. common/tools/handout.sh 05 ../workbook-05"
     echo "Writes a copy of the workbook with the steps up to STEP and no solutions into DEST (a new folder)."
 }
 case ${1:-} in
@@ -34,7 +35,7 @@ case ${1:-} in
 esac
 [ $# -eq 2 ] || { usage >&2; exit 2; }
 step=$1 dest=$2
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 [[ $step =~ ^[0-9][0-9]$ ]] && compgen -G "$root/$step-*/" >/dev/null ||
     { echo "handout: no step '$step': give its number, e.g. 05" >&2; exit 2; }
 [ -e "$dest" ] && { echo "handout: $dest exists: name a new folder (nothing was written)" >&2; exit 2; }
@@ -47,7 +48,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     files=$(git ls-files --cached)
     # A step the manifest names that git does not track yet (a step just
     # added) would be missing from the copy while its entry stays.
-    source "$root/common/manifest.bash"
+    source "$root/common/tools/manifest.bash"
     for folder in $(manifest_steps); do
         [ ! "${folder:0:2}" \> "$step" ] || continue
         grep -q "^$folder/" <<<"$files" ||
@@ -56,8 +57,8 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
     files=$(find . -type f -not -path '*/build/*' -not -path './results/*' -not -path './.git/*' | sed 's|^\./||')
 fi
-# What a learner of the step has: common/handed-out.bash, the one rule.
-source "$root/common/handed-out.bash"
+# What a learner of the step has: common/tools/handed-out.bash, the one rule.
+source "$root/common/tools/handed-out.bash"
 keep() { handed_out "$step" "$1"; }
 mkdir -p "$dest" || exit 2
 while IFS= read -r path; do

@@ -18,9 +18,9 @@ case ${1:-} in
 '' | -*) die "name a step, e.g. 04 (try --help)" ;;
 esac
 [ $# -le 2 ] || die "too many arguments (try --help)"
-root=$(cd "${2:-$here/..}" && pwd) || die "no folder ${2:-}"
+root=$(cd "${2:-$here/../..}" && pwd) || die "no folder ${2:-}"
 MANIFEST=$root/steps.conf
-source "$here/../grading/common.bash"
+source "$here/../../grading/common.bash"
 step=$(step_folder "$1") || die "no step '$1' in $MANIFEST"
 
 field() { step_field "$step" "$1"; }

@@ -3,15 +3,15 @@
 # is a line "kind<TAB>key=value<TAB>key=value...": kind is device, check,
 # time, summary, audit, launch, finding or track; the device record names
 # the step and its track, and the track record that follows it gives the
-# track's facts (what its file declares: common/track-facts.awk).
+# track's facts (what its file declares: common/tools/track-facts.awk).
 #
 # Load it before a program's own rules, with tabs as the separator:
 #
-#   awk -F'\t' -f common/records.awk -f <(cat <<'AWK' ... AWK) bench.log
+#   awk -F'\t' -f common/tools/records.awk -f <(cat <<'AWK' ... AWK) bench.log
 #
 # or alone, for one field of one record:
 #
-#   awk -F'\t' -v get=x_start -f common/records.awk <<<"$record"
+#   awk -F'\t' -v get=x_start -f common/tools/records.awk <<<"$record"
 
 # field(name): the value of key=value `name` in the current record; "" if absent.
 function field(name,    i) {

@@ -5,7 +5,7 @@ set -u
 
 usage() {
     cat <<'EOF'
-usage: common/doctor.sh [-h|--help]
+usage: common/tools/doctor.sh [-h|--help]
 
 Checks, and says how to fix: the CUDA toolkit; the GPU and its compute
 capability; the driver's CUDA version against nvcc's; the architectures the
@@ -27,7 +27,7 @@ case ${1:-} in
 *) echo "doctor: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
 
-WORKBOOK_DIR=$(cd "$(dirname "$0")/.." && pwd)
+WORKBOOK_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 missing=()  # what grading needs and is not there, by name
 absent=()   # what a GPU machine would need, noted where there is no GPU
 no_gpu=0
@@ -97,7 +97,7 @@ echo
 echo "The build"
 # The first step's program that is built, in the manifest's order.
 program=""
-source "$WORKBOOK_DIR/common/manifest.bash"
+source "$WORKBOOK_DIR/common/tools/manifest.bash"
 for folder in $(manifest_steps 2>/dev/null); do
     name=$(step_field "$folder" program)
     for p in "$WORKBOOK_DIR/$folder/${name}_solution" "$WORKBOOK_DIR/$folder/$name"; do

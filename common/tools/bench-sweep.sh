@@ -19,10 +19,10 @@
 # Exit status: 0; 1 a run failed or is not built; 2 bad option; 77 no GPU
 # (the files of the last good run are kept).
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 OPTIONS_NAME="bench-sweep"
-source "$root/common/options.bash"
-source "$root/common/manifest.bash"
+source "$root/common/tools/options.bash"
+source "$root/common/tools/manifest.bash"
 results=${BENCH_RESULTS:-$root/results}
 log=$results/sweep.log
 from=""
@@ -72,7 +72,7 @@ elif [ "$(cd "$(dirname "$from")" && pwd)/$(basename "$from")" != "$log" ]; then
 fi
 grep -q $'^time\t' "$log" || { echo "bench-sweep: $log holds no timed kernel" >&2; exit 1; }
 
-awk -F'\t' -f "$root/common/records.awk" -f <(cat <<'AWK'
+awk -F'\t' -f "$root/common/tools/records.awk" -f <(cat <<'AWK'
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 BEGIN { print "gpu,step,n,id,role,label,ms,rate,unit,pct_ceiling" }
 $1 == "device" { gpu = field("name") }
@@ -86,10 +86,10 @@ echo "wrote $results/sweep.csv" >&2
 
 # Each step's table: a row per size, a column per kernel past the lesson,
 # its rate as a share of the ceiling's in the same run; the ceiling's rate last.
-steps=$(awk -F'\t' -f "$root/common/records.awk" -f <(echo '$1 == "time" && !seen[field("step")]++ { print field("step") }') "$log")
+steps=$(awk -F'\t' -f "$root/common/tools/records.awk" -f <(echo '$1 == "time" && !seen[field("step")]++ { print field("step") }') "$log")
 for step in $steps; do
     number=${step%%-*}
-    awk -F'\t' -v step="$step" -f "$root/common/records.awk" -f <(cat <<'AWK'
+    awk -F'\t' -v step="$step" -f "$root/common/tools/records.awk" -f <(cat <<'AWK'
     $1 == "run" { date = field("date") }
     $1 == "device" && field("step") == step { gpu = field("name"); runtime = field("runtime") }
     $1 == "time" && field("step") == step {

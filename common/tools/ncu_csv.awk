@@ -1,5 +1,5 @@
 # ncu_csv.awk: reading Nsight Compute's raw CSV page (--csv --page raw), for
-# make profile (common/profile.sh) and the grader's lesson test
+# make profile (common/tools/profile.sh) and the grader's lesson test
 # (grading/lib.bash), which load it with awk -f before their own program.
 # The page is a header, a row of units, then a row per launch, every field
 # in double quotes (numbers with thousands separators).

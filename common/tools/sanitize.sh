@@ -10,7 +10,7 @@
 # them (comma-separated) for a run where all four would take too long: the
 # timed size of a matrix product (common/step.mk).
 # compute-sanitizer is looked for as every tool of the toolkit is (cuda_tool
-# in common/options.bash: first the toolkit make chose, CUDA_BIN, then PATH);
+# in common/tools/options.bash: first the toolkit make chose, CUDA_BIN, then PATH);
 # COMPUTE_SANITIZER names the one to use (the grader's choice). Exit status:
 # 0 clean, 1 problems found or no compute-sanitizer, 2 bad arguments, 77 no
 # usable GPU.

@@ -13,10 +13,10 @@
 # A log without a single timed kernel (a run that found no GPU, say) changes
 # no figure and exits 1.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 OPTIONS_NAME="readme-figures"
-source "$root/common/options.bash"
-source "$root/common/manifest.bash"  # track_records: the tracks' facts
+source "$root/common/tools/options.bash"
+source "$root/common/tools/manifest.bash"  # track_records: the tracks' facts
 case ${1:-} in -h | --help) usage; exit 0 ;; -*) die "unknown option '$1' (try --help)" ;; esac
 [ $# -le 2 ] || die "too many arguments (try --help)"
 log=${1:-$root/results/bench.log}
@@ -58,7 +58,7 @@ for readme in "$root"/[0-9][0-9]-*/README.md; do
     step=$(basename "$(dirname "$readme")")
     number=${step%%-*}
     grep -q "^<!-- bench:$number -->$" "$readme" || continue
-    table=$(awk -F'\t' -v step="$step" -f "$root/common/records.awk" -f <(cat <<'AWK'
+    table=$(awk -F'\t' -v step="$step" -f "$root/common/tools/records.awk" -f <(cat <<'AWK'
     function x(v) { return v == "" ? "" : sprintf("%.2fx", v) }
     $1 == "run" { date = field("date") }
     $1 == "device" && field("step") == step { gpu = field("name"); runtime = field("runtime") }
@@ -89,7 +89,7 @@ done
 readme=$root/README.md
 if grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
     scratch=$(mktemp -d)
-    table=$(BENCH_RESULTS=$scratch "$root/common/bench.sh" --from "$log" 2>/dev/null)
+    table=$(BENCH_RESULTS=$scratch "$root/common/tools/bench.sh" --from "$log" 2>/dev/null)
     rm -rf "$scratch"
     grep -q '^Progression on ' <<<"$table" || { echo "readme-figures: no progression in $log: $readme left as it was" >&2; exit 1; }
     fill_block "$readme" "<!-- bench:progression -->" "<!-- /bench -->" "$table"

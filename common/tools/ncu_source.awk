@@ -1,6 +1,6 @@
 # ncu_source.awk: reading Nsight Compute's source page, per line of CUDA C
 # (ncu --import REPORT --page source --csv --print-source cuda,sass), for make
-# explain (common/explain.sh) and the grader's pointers to a line
+# explain (common/tools/explain.sh) and the grader's pointers to a line
 # (grading/explain.bash). Load it after ncu_csv.awk, whose split_csv it uses:
 #
 #   awk -v file=PATH [-v lesson=METRIC] -f ncu_csv.awk -f ncu_source.awk PAGE

@@ -3,7 +3,7 @@
 # a bad option, or an option without its value, says what is wrong on one
 # line and exits 2; a tool of the CUDA toolkit is looked for in one order
 # everywhere; a value is asked of make without make's own chatter. Sourced by
-# the scripts in common/, grading/ (and the grader's tests, grading/lib.bash)
+# the scripts in common/tools/, grading/ (and the grader's tests, grading/lib.bash)
 # and tests/; each script sets OPTIONS_NAME (its name in messages) first.
 
 # usage: the header comment of the running script (its lines after #!, up to

@@ -502,7 +502,7 @@ static void refill(const flow_point *at, int block_index)
 
 // The track's facts, for the scripts: PROGRAM --facts prints them as a
 // `track` record, and make, the grader, bench, plot, explain and
-// readme-figures read them here (common/track-facts.awk), so that no script
+// readme-figures read them here (common/tools/track-facts.awk), so that no script
 // names a track. A fact a line, "key=value\t"; track-facts.awk says the form.
 // learner_calls: the track's host functions a learner's file may call
 // (passes.cu), which grading/integrity allows besides allowed-symbols.conf.

@@ -3,7 +3,7 @@
 # MANIFEST names another manifest (the tests use one).
 
 MANIFEST_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/manifest.awk"
-: "${MANIFEST:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/steps.conf}"
+: "${MANIFEST:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/steps.conf}"
 
 # The steps' folders, in the manifest's order.
 manifest_steps() {
@@ -36,12 +36,13 @@ step_numbers() {
 }
 
 # track_fact TRACK KEY: one fact of a track, as its file declares it
-# (TRACK_FACTS in common/TRACK.cu, read by common/track-facts.awk); nothing
-# where the track has no such fact. Status 1, with a message: no such track.
+# (TRACK_FACTS in common/tracks/TRACK/TRACK.cu, read by
+# common/tools/track-facts.awk); nothing where the track has no such fact.
+# Status 1, with a message: no such track.
 track_fact() {
     local file
-    file="$(dirname "$MANIFEST_READER")/$1.cu"
-    [ -n "$1" ] && [ -f "$file" ] || { echo "no track '$1': a track is a file of common/ that declares its TRACK_FACTS" >&2; return 1; }
+    file="$(dirname "$MANIFEST_READER")/../tracks/$1/$1.cu"
+    [ -n "$1" ] && [ -f "$file" ] || { echo "no track '$1': a track is a folder common/tracks/NAME whose NAME.cu declares its TRACK_FACTS" >&2; return 1; }
     awk -v key="$2" -f "$(dirname "$MANIFEST_READER")/track-facts.awk" "$file"
 }
 
@@ -54,9 +55,10 @@ step_fact() {
 # reads them: fact(track, key)), for a script reading a log that may predate
 # the programs' own track records.
 track_records() {
-    local file
-    for file in "$(dirname "$MANIFEST_READER")"/*.cu; do
-        grep -q '^static const char TRACK_FACTS\[\] =' "$file" &&
+    local dir file
+    for dir in "$(dirname "$MANIFEST_READER")"/../tracks/*/; do
+        file=$dir$(basename "$dir").cu
+        [ -f "$file" ] && grep -q '^static const char TRACK_FACTS\[\] =' "$file" &&
             awk -f "$(dirname "$MANIFEST_READER")/track-facts.awk" "$file"
     done
 }

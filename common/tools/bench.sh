@@ -20,9 +20,9 @@
 # leaves the last good bench.log and the files made from it as they were; its
 # own records go to results/bench-failed.log.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 OPTIONS_NAME="bench"
-source "$root/common/options.bash"
+source "$root/common/tools/options.bash"
 case ${1:-} in
 -h | --help) usage; exit 0 ;;
 --from) need_value "$@"; [ -f "$2" ] || die "no such log: $2" ;;
@@ -43,7 +43,7 @@ else
     printf 'run\tdate=%s\n' "$(date -u +%Y-%m-%d)" >"$new_log"
 fi
 
-source "$root/common/manifest.bash"
+source "$root/common/tools/manifest.bash"
 run_log=$(mktemp)  # one run's records, before they join the others
 trap 'rm -f "$run_log"' EXIT
 for step in "$@"; do
@@ -75,7 +75,7 @@ fi
 # progression.tsv (the table's rows), and the table. Per track (the device record names it), the ceiling and the
 # first kernel come from the track's first step; per step, its graded kernel (the last of the learner's)
 # and what lies past it.
-awk -F'\t' -v csv="$results/bench.csv" -v tsv="$results/progression.tsv" -f "$root/common/records.awk" -f <(cat <<'AWK'
+awk -F'\t' -v csv="$results/bench.csv" -v tsv="$results/progression.tsv" -f "$root/common/tools/records.awk" -f <(cat <<'AWK'
 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 function x(v) { return v == "" ? "" : sprintf("%.2fx", v) }
 function keep(label, kind) {   # a row of the table: print it and write it to progression.tsv
@@ -125,7 +125,7 @@ AWK
 ) <(track_records) "$log"
 
 if command -v gnuplot >/dev/null 2>&1; then
-    "$root/common/plot.sh" "$results/progression.tsv" "$results/bench.svg" && echo "wrote $results/bench.svg" >&2
+    "$root/common/tools/plot.sh" "$results/progression.tsv" "$results/bench.svg" && echo "wrote $results/bench.svg" >&2
 else
     echo "no plot: gnuplot is not installed here (apt-get install gnuplot-nox); results/progression.tsv has the figures" >&2
 fi
