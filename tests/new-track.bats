@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# Adding a track as an instructor would: a folder of common/tracks/ (the
+# track's header and its file, which declares its facts and its hooks), a
+# step folder, its solution, and the step's entry in steps.conf. Nothing else
+# is edited; the build, the grader, make bench and make handout must all find
+# the new track. The track is a transpose (B = A^T), timed against a
+# device-to-device copy: tests/fixtures/new-track/ holds its files as an
+# instructor would write them.
+#
+# With a GPU, the step is graded for real: the reference solution scores
+# every point, and the exercise as handed out (the given kernel again, right
+# but no faster) no speed point. Without one, those tests skip and the rest
+# runs.
+
+load helpers
+
+FIXTURE=$BATS_TEST_DIRNAME/fixtures/new-track
+STEP=09-tiled-transpose
+
+setup_file() {
+    command -v nvcc >/dev/null || return 0
+    # A copy of the workbook, its builds included (so the shared harness is not rebuilt).
+    W=$BATS_FILE_TMPDIR/wb
+    mkdir -p "$W"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude=./tests/mutants --exclude=./tests/explain \
+        -cf - .) | tar -xf - -C "$W"
+    # The four additions: the track's folder, the step, its solution, its entry.
+    cp -r "$FIXTURE/common/tracks/transpose" "$W/common/tracks/"
+    cp -r "$FIXTURE/$STEP" "$W/"
+    cp -r "$FIXTURE/solutions/$STEP" "$W/solutions/"
+    cat "$FIXTURE/steps.conf" >>"$W/steps.conf"
+    # What differs between the workbook and the copy, text files only (not
+    # the builds, the programs or the results): the additions above.
+    diff <(text_sums "$WORKBOOK_DIR") <(text_sums "$W") | awk '/^[<>]/ { print $3 }' | sort -u >"$BATS_FILE_TMPDIR/changed"
+}
+
+# text_sums DIR: a checksum of every text file of DIR, builds, results and
+# hidden folders left out.
+text_sums() {
+    (cd "$1" && find . \( -name build -o -name results -o -name '.?*' -o -name mutants -o -name explain \) -prune -o \
+        -type f ! -name HAND-IN-REFUSED -exec grep -Il '' {} + | LC_ALL=C sort | xargs -d '\n' sha1sum)
+}
+
+setup() {
+    command -v nvcc >/dev/null || skip "no nvcc"
+    one_architecture_without_gpu
+    W=$BATS_FILE_TMPDIR/wb
+}
+
+@test "the new track touches only its folder, its step, its solution and steps.conf" {
+    run cat "$BATS_FILE_TMPDIR/changed"
+    assert_line ./steps.conf
+    assert_line ./common/tracks/transpose/transpose.cu
+    assert_line ./$STEP/main.cu
+    assert_line ./solutions/$STEP/tiled_transpose.cu
+    run grep -v -E "^\./(steps\.conf|common/tracks/transpose/.*|$STEP/.*|solutions/$STEP/.*)$" "$BATS_FILE_TMPDIR/changed"
+    assert_output ""
+}
+
+@test "make finds the new track, builds its step and its solution, and refuses a track that has no folder" {
+    run make -C "$W/$STEP" all solution
+    assert_success
+    run "$W/$STEP/tiled_transpose_solution" --facts
+    assert_success
+    assert_output "$(awk -f "$W/common/tools/track-facts.awk" "$W/common/tracks/transpose/transpose.cu")"
+    assert_output --partial $'\tsize_symbol=N\t'
+
+    # A typo in the entry's track: make names the tracks there are, the new one among them.
+    sed -i "s/^$STEP  track=transpose/$STEP  track=transpos/" "$W/steps.conf"
+    run make -C "$W/$STEP" all
+    sed -i "s/^$STEP  track=transpos /$STEP  track=transpose /" "$W/steps.conf"
+    assert_failure
+    assert_output --partial "it must be one of: matmul reduction transpose"
+}
+
+@test "no script, makefile or grader file names the new track" {
+    run grep -rlw transpose "$W/Makefile" "$W"/common/*.mk "$W/common/tools" "$W/common/core" "$W/grading"
+    assert_failure
+    assert_output ""
+}
+
+@test "the grader grades the new step: every point for the solution (skipped without a GPU)" {
+    run "$W/grading/grade" --solutions --step 09 --results "$BATS_TEST_TMPDIR/grade"
+    assert_success
+    assert [ -f "$BATS_TEST_TMPDIR/grade/tests/$STEP.bats" ]
+    assert_equal "$(grep -c '@test "09 correct with block' "$BATS_TEST_TMPDIR/grade/tests/$STEP.bats")" 3
+    if ! have_gpu; then
+        assert_line --regexp "^$STEP +pass +skip "
+        return
+    fi
+    assert_line --regexp "^$STEP +pass +pass .* ([0-9]+)/\1$"
+}
+
+@test "the exercise as handed out is right but earns no speed point (GPU)" {
+    have_gpu || skip "no GPU"
+    run "$W/grading/grade" --step 09 --results "$BATS_TEST_TMPDIR/grade"
+    assert_failure
+    assert_line --regexp "^$STEP +pass +pass +[0-9.]+x / 1\.30x "
+    run cat "$BATS_TEST_TMPDIR/grade/09/speed"
+    assert_output --partial $'\tresult=fail'
+}
+
+@test "make bench times the new step against its track's ceiling (a log from a GPU without one)" {
+    if have_gpu; then
+        BENCH_RESULTS=$BATS_TEST_TMPDIR/bench run "$W/common/tools/bench.sh" "$STEP"
+        assert_success
+    else
+        # The records its program writes, as on a GPU: its own step, its track.
+        sed "s/step=08-cascaded/step=$STEP/; s/track=reduction/track=transpose/; s/block=256/block=32x32/" \
+            "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" | grep -F "step=$STEP" >"$BATS_TEST_TMPDIR/bench.log"
+        BENCH_RESULTS=$BATS_TEST_TMPDIR/bench run "$W/common/tools/bench.sh" --from "$BATS_TEST_TMPDIR/bench.log"
+        assert_success
+    fi
+    assert_line --regexp '^transpose track, N = [0-9]+ '
+    assert_line --regexp '^  device-to-device copy \[ceiling\] '
+    assert_line --regexp '^  09 .* \(block 32x32\) '
+}
+
+@test "make handout hands out the new track with its step, and the copy builds" {
+    command -v git >/dev/null || skip "no git"
+    # handout.sh copies what git tracks.
+    git -C "$W" init -q && git -C "$W" add -A && git -C "$W" -c user.name=t -c user.email=t@t commit -qm wb
+    run make -C "$W" handout STEP=09 DEST="$BATS_TEST_TMPDIR/class"
+    assert_success
+    assert [ -f "$BATS_TEST_TMPDIR/class/common/tracks/transpose/transpose.cu" ]
+    assert [ -f "$BATS_TEST_TMPDIR/class/$STEP/tiled_transpose.cu" ]
+    assert [ ! -e "$BATS_TEST_TMPDIR/class/solutions" ]
+    run make -C "$BATS_TEST_TMPDIR/class/$STEP"
+    assert_success
+}
