@@ -51,11 +51,12 @@ LDLIBS += -ldl
 # the step's track's (tracks/TRACK/).
 ALL_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)/core -I$(COMMON_DIR)/tracks/$(TRACK)
 # The shared harness is compiled once for every step, into common/build,
-# whatever the step's track: with every track's folder on the include path
-# (the planner, core/planner.cpp, includes each track's header).
+# whatever the step's track: the core names no track, and a track's files
+# find their own header beside them, so core/ alone is on the include path
+# (and a new track changes no shared object's flags).
 COMMON_BUILD := $(COMMON_DIR)/build
 include $(COMMON_DIR)/common.mk
-SHARED_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)/core $(addprefix -I$(COMMON_DIR)/tracks/,$(TRACKS))
+SHARED_FLAGS := $(NVCCFLAGS) $(NVCC_HOST) $(GENCODE) -I$(COMMON_DIR)/core
 
 $(if $(filter $(TRACKS),$(TRACK)),,$(error steps.conf: $(STEP) has track=$(TRACK); it must be one of: $(TRACKS) (a track is a folder common/tracks/NAME whose NAME.cu declares its TRACK_FACTS)))
 # What the track's file declares (TRACK_FACTS): the libraries it links, and
