@@ -38,6 +38,13 @@ track_files() {
     found=$(cd "$WORKBOOK_DIR" && grep -nwE "$names" Makefile common/*.mk $(find common/tools -maxdepth 1 -type f) \
         $(find grading -maxdepth 1 -type f) 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' || true)
     [ -z "$found" ] || fail "$(printf 'these lines name a track (%s); read its facts instead (track_fact, step_fact, fact()):\n%s' "$names" "$found")"
+    # Nor does the trusted program's C code (core/), its // comments aside:
+    # a track is its folder's header and file, reached through `track` and
+    # the track's call.
+    found=$(cd "$WORKBOOK_DIR" && for file in common/core/*; do
+        sed 's|//.*||' "$file" | grep -nwE "$names" | sed "s|^|$file:|"
+    done)
+    [ -z "$found" ] || fail "$(printf 'these lines of the core name a track (%s):\n%s' "$names" "$found")"
 }
 
 @test "what a program prints with --facts is what its track's file declares, without a GPU" {
