@@ -91,7 +91,8 @@ SCRIPT
     assert_output --partial "the toolkit's own compute-sanitizer"
     # No ncu in that toolkit, nor on PATH: the message names it and what to install.
     PATH=/usr/bin:/bin command -v ncu >/dev/null && skip "ncu is in /usr/bin here"
-    run env PATH=/usr/bin:/bin CUDA_PATH="$BATS_TEST_TMPDIR/none" make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
+    # (A program that finds a GPU: without one, profile skips before it looks for ncu.)
+    FAKE_STATUS=0 run env PATH=/usr/bin:/bin CUDA_PATH="$BATS_TEST_TMPDIR/none" make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
     assert_failure
     assert_output --partial "ncu not found in $TOOLKIT/bin/ or on PATH: it is Nsight Compute"
     assert_output --partial "Error 1"
@@ -100,6 +101,22 @@ SCRIPT
     run env -u NVCC PATH=/usr/bin:/bin CUDA_BIN=$BATS_TEST_TMPDIR CUDA_PATH=$BATS_TEST_TMPDIR "$W/common/tools/sanitize.sh" /bin/true
     assert_failure 1
     assert_output --partial "compute-sanitizer not found in $BATS_TEST_TMPDIR or on PATH"
+}
+
+@test "without a GPU, make sanitize and make profile skip (77) whether their tool is installed or not" {
+    printf '#!/bin/sh\nexit 77\n' >"$BATS_TEST_TMPDIR/no-gpu"
+    chmod +x "$BATS_TEST_TMPDIR/no-gpu"
+    local tools=$BATS_TEST_TMPDIR/no-tools
+    mkdir -p "$tools"
+    run env -u NVCC PATH=/usr/bin:/bin CUDA_BIN=$tools CUDA_PATH=$tools COMPUTE_SANITIZER= \
+        "$WORKBOOK_DIR/common/tools/sanitize.sh" "$BATS_TEST_TMPDIR/no-gpu" --check -n 1
+    assert_failure 77
+    assert_output --partial "skipped: no usable CUDA device"
+    run env -u NVCC PATH=/usr/bin:/bin CUDA_BIN=$tools CUDA_PATH=$tools \
+        "$WORKBOOK_DIR/common/tools/profile.sh" smsp__inst_executed.sum "$BATS_TEST_TMPDIR/no-gpu"
+    assert_failure 77
+    assert_output --partial "skipped: no usable CUDA device"
+    refute_output --partial "not found"
 }
 
 @test "make profile without a GPU exits 77, as make sanitize does" {

@@ -98,6 +98,10 @@ trap 'rm -rf "$tmp"' EXIT
 # $tmp/page.csv and $tmp/raw.csv; exits with the script's status on failure.
 profile() {
     local ncu names log=$tmp/ncu.log
+    [ -x "$binary" ] || { echo "explain: $binary is not built (make$([ "$solution" = 1 ] && echo " solution") in $folder)" >&2; exit 1; }
+    # Without a GPU, ncu has nothing to profile: ask the program first
+    # (whether ncu is installed or not).
+    skip_without_gpu "$binary"
     ncu=${EXPLAIN_NCU:-$(need_tool ncu "Nsight Compute, NVIDIA's kernel profiler (package cuda-nsight-compute-X-Y)")} || exit 3
     [ -x "$ncu" ] || { echo "explain: EXPLAIN_NCU=$ncu is not a program" >&2; exit 3; }
     if ! "$ncu" --help 2>&1 | grep -q 'cuda,sass'; then
@@ -105,14 +109,7 @@ profile() {
         echo "  Use the ncu of a newer CUDA toolkit (CUDA_PATH=/path/to/it make explain), or open a report of ncu --section SourceCounters in ncu-ui, on its Source page." >&2
         exit 5
     fi
-    [ -x "$binary" ] || { echo "explain: $binary is not built (make$([ "$solution" = 1 ] && echo " solution") in $folder)" >&2; exit 1; }
     command -v nm >/dev/null || { echo "explain: nm not found (binutils): it tells the kernels of your file from the harness's" >&2; exit 3; }
-    # Without a GPU, ncu has nothing to profile: ask the program first.
-    "$binary" --check -n 1 >/dev/null 2>&1
-    if [ $? -eq 77 ]; then
-        echo "explain: skipped: no usable CUDA device for $(basename "$binary")" >&2
-        exit 77
-    fi
     # The kernels your file defines (their host stubs carry their names).
     names=$(nm --defined-only "$object" 2>/dev/null | awk '{ print $NF }' | c++filt 2>/dev/null |
         sed 's/(anonymous namespace):://g' |

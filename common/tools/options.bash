@@ -70,6 +70,16 @@ need_tool() {
     exit 1
 }
 
+# skip_without_gpu PROGRAM: exit 77, saying so, when a step's PROGRAM finds
+# no usable GPU (--check -n 1, its smallest run, exits 77 before any CUDA
+# call): a tool that would watch it has nothing to watch, installed or not.
+skip_without_gpu() {
+    "$1" --check -n 1 >/dev/null 2>&1
+    [ $? -eq 77 ] || return 0
+    echo "${OPTIONS_NAME:-$(basename "$0")}: skipped: no usable CUDA device for $(basename "$1")" >&2
+    exit 77
+}
+
 # make_value DIR GOAL: what GOAL, a goal of DIR's Makefile that only prints a
 # value (print-program, print-sanitize-args), prints -- and nothing else. A
 # make that runs this script hands its flags down in MAKEFLAGS: `make -C ..

@@ -15,14 +15,10 @@ metrics=$1
 program=$2
 shift 2
 
+# Without a GPU, ncu has nothing to profile: ask the program itself first
+# (whether ncu is installed or not), and skip as make sanitize does.
+skip_without_gpu "$program"
 ncu=$(need_tool ncu "Nsight Compute, NVIDIA's kernel profiler (package cuda-nsight-compute-X-Y)") || exit 1
-# Without a GPU, ncu has nothing to profile: ask the program itself first, as
-# make sanitize does, and skip as it would.
-"$program" --check -n 1 >/dev/null 2>&1
-if [ $? -eq 77 ]; then
-    echo "profile: skipped: no usable CUDA device for $program" >&2
-    exit 77
-fi
 
 csv=$(mktemp)
 out=$(mktemp)

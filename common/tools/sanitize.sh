@@ -24,6 +24,8 @@ esac
 program=$1
 shift
 
+# Without the tool, a program that finds no GPU is skipped as it is with it.
+cuda_tool compute-sanitizer "${COMPUTE_SANITIZER:-}" >/dev/null || skip_without_gpu "$program"
 sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)" \
     "${COMPUTE_SANITIZER:-}") || exit 1
 tools="memcheck racecheck synccheck initcheck"
