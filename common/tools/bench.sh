@@ -17,8 +17,8 @@
 # written elsewhere (say, on a GPU machine without gnuplot).
 #
 # A run that fails (no GPU: exit 77; a step that fails or times out: exit 1)
-# leaves the last good bench.log and the files made from it as they were; its
-# own records go to results/bench-failed.log.
+# leaves the last good bench.log and the files made from it as they were; a
+# step that failed leaves its run's records in results/bench-failed.log.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 OPTIONS_NAME="bench"
@@ -61,6 +61,11 @@ for step in "$@"; do
     esac
 done
 if [ "$new_log" != "$log" ]; then
+    if [ $status -eq 77 ]; then  # nothing ran: nothing to keep
+        rm -f "$new_log"
+        [ -f "$log" ] && echo "bench: $log still holds the last good run's records" >&2
+        exit 77
+    fi
     if [ $status -ne 0 ]; then
         mv "$new_log" "$results/bench-failed.log"
         echo "bench: this run's records are in $results/bench-failed.log;" \
