@@ -115,6 +115,7 @@ leaked_answers() {
     assert_output --partial "exists"
     run "$WORKBOOK_DIR/common/tools/handout.sh" 09 "$BATS_TEST_TMPDIR/nine"
     assert_failure 2
+    assert_output --partial "give the number of one of the steps, 01 02 "
     run "$WORKBOOK_DIR/common/tools/handout.sh" --help
     assert_success
 }

@@ -36,8 +36,9 @@ esac
 [ $# -eq 2 ] || { usage >&2; exit 2; }
 step=$1 dest=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/common/tools/manifest.bash"
 [[ $step =~ ^[0-9][0-9]$ ]] && compgen -G "$root/$step-*/" >/dev/null ||
-    { echo "handout: no step '$step': give its number, e.g. 05" >&2; exit 2; }
+    { echo "handout: no step '$step': give the number of one of the steps, $(step_numbers)" >&2; exit 2; }
 [ -e "$dest" ] && { echo "handout: $dest exists: name a new folder (nothing was written)" >&2; exit 2; }
 
 # What to copy: the files git tracks (or, outside git, every file but build
@@ -48,7 +49,6 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     files=$(git ls-files --cached)
     # A step the manifest names that git does not track yet (a step just
     # added) would be missing from the copy while its entry stays.
-    source "$root/common/tools/manifest.bash"
     for folder in $(manifest_steps); do
         [ ! "${folder:0:2}" \> "$step" ] || continue
         grep -q "^$folder/" <<<"$files" ||
