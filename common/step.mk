@@ -185,7 +185,7 @@ grade:
 	$(COMMON_DIR)/../grading/grade --step $(firstword $(subst -, ,$(STEP))) $(if $(filter 1,$(SOLUTION)),--solutions)
 
 help:
-	@sed -n '/^#   make  /,/^#   make clean/s/^#   //p' $(COMMON_DIR)/step.mk
+	@sed -n '/^#   make  /,/^#   make clean/s/^#   //p' $(COMMON_DIR)/step.mk | sed 's/PROGRAM/$(PROGRAM)/g'
 	@echo "(the workbook's other commands -- make test, make bench -- run from its top folder: make -C .. help)"
 
 print-program:
