@@ -35,21 +35,23 @@ harness:
 $(STEPS): harness
 	$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution)
 
+# In a handout (no solutions/, no tests/mutants/), the commands that need
+# them are not listed.
 help:
-	@echo "make                 build every exercise and every solution"
+	@echo "make                 build every exercise$(if $(SOLVED), and every solution)"
 	@echo "make test            the workbook's own tests (needs bats; a GPU for the graded part)"
-	@echo "make grade [EX=04]   grade your exercises (SOLUTIONS=1: the reference solutions; JUNIT=file)"
+	@echo "make grade [EX=04]   grade your exercises ($(if $(SOLVED),SOLUTIONS=1: the reference solutions; )JUNIT=file)"
 	@echo "                     (in a step's folder, make grade grades that step; make help there lists the rest)"
-	@echo "make bench           time every reference solution: the progression table, CSV and plot"
-	@echo "make bench-sweep     the kernels past the lesson against cuBLAS from N = 256 to 8192: CSV, table, plot"
-	@echo "make calibrate       measure this GPU and write its own speed thresholds"
-	@echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
+	@[ -z "$(SOLVED)" ] || echo "make bench           time every reference solution: the progression table, CSV and plot"
+	@[ -z "$(SOLVED)" ] || echo "make bench-sweep     the kernels past the lesson against cuBLAS from N = 256 to 8192: CSV, table, plot"
+	@[ -z "$(SOLVED)" ] || echo "make calibrate       measure this GPU and write its own speed thresholds"
+	@[ -z "$(SOLVED)" ] || echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
 	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck, synccheck and initcheck on one step"
 	@echo "make profile EX=05   the ncu metrics that show one step's lesson (kept in results/profile-05.txt)"
 	@echo "make explain EX=05   the lines of your file that the profiler blames, each with its figure and what it means"
-	@echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants,"
-	@echo "                     scores the honest variants of tests/honest, and make explain names tests/explain's lines"
-	@echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
+	@[ ! -e tests/mutants/run ] || echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants,"
+	@[ ! -e tests/mutants/run ] || echo "                     scores the honest variants of tests/honest, and make explain names tests/explain's lines"
+	@[ ! -e common/micro/atomics.cu ] || echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
 	@echo "make handout STEP=05 DEST=dir   a copy for a class: the steps up to 05, no solutions"
 	@echo "make test-toolkits   build and test with CUDA 11.8, 12.4 and this nvcc, each unpacked into a cache"
 	@echo "make doctor          what this machine has of what the workbook needs, each with its fix"

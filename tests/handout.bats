@@ -88,6 +88,10 @@ leaked_answers() {
     # that needs a solution; it says which steps it holds.
     run grep -nE '\b0[6-8]\b|0[6-8]-|[Ee]ight|solutions/|_solution|full copy only|in a handout:' "$dest/README.md"
     assert_output ""
+    # Nor the whole workbook's make bench command, the solutions make test
+    # grades there, or its figures.
+    run grep -nE 'make bench +#|grades the reference solutions|the reference solutions \(all must pass\)|[0-9]+ s on a' "$dest/README.md"
+    assert_output ""
     run grep -c "steps 01 to 05 of the workbook" "$dest/README.md"
     assert_output 1
     run grep -cE '^  0[45] ' "$dest/README.md"
@@ -99,6 +103,14 @@ leaked_answers() {
     run grep -E '^reduction track|^  03 |^  0[1-2] ' "$BATS_TEST_TMPDIR/class-02/README.md"
     assert_equal "${#lines[@]}" 2
     refute_line --partial "reduction track"
+    # Its make help lists no command that needs the solutions or the mutants.
+    run make -s -C "$dest" help
+    assert_success
+    assert_line --partial "make grade [EX=04]   grade your exercises (JUNIT=file)"
+    refute_output --partial "make bench"
+    refute_output --partial "make calibrate"
+    refute_output --partial "SOLUTIONS=1"
+    refute_output --partial "test-mutants"
     # No build outputs, no results.
     run find "$dest" -name build -o -name results -o -name '*.o'
     assert_output ""
