@@ -924,6 +924,9 @@ static void read_track_words(const track *t)
 int step_main(int argc, char **argv, const track *t, track_call call, const step_spec *s)
 {
     (void)call;  // the planner's (planner.cpp): this program calls only what it holds, through the track's hooks
+    if (!t)
+        die(EXIT_USAGE, "%s: its track's file is not linked into this program (common/step.mk links tracks/TRACK/TRACK.cu)",
+            s->name);
     const block_rule *blocks = s->blocks ? s->blocks : t->blocks;
     option_spec spec = {s->name, s->summary, t->size_meaning, t->default_size, t->max_size, blocks, t->default_reps};
     options opt;
