@@ -81,6 +81,7 @@ setup() {
 
 @test "the grader grades the new step: every point for the solution (skipped without a GPU)" {
     run "$W/grading/grade" --solutions --step 09 --results "$BATS_TEST_TMPDIR/grade"
+    echo "$output" | tail -n 3 >&3
     assert_success
     assert [ -f "$BATS_TEST_TMPDIR/grade/tests/$STEP.bats" ]
     assert_equal "$(grep -c '@test "09 correct with block' "$BATS_TEST_TMPDIR/grade/tests/$STEP.bats")" 3
@@ -94,6 +95,7 @@ setup() {
 @test "the exercise as handed out is right but earns no speed point (GPU)" {
     have_gpu || skip "no GPU"
     run "$W/grading/grade" --step 09 --results "$BATS_TEST_TMPDIR/grade"
+    echo "$output" | tail -n 3 >&3
     assert_failure
     assert_line --regexp "^$STEP +pass +pass +[0-9.]+x / 1\.30x "
     run cat "$BATS_TEST_TMPDIR/grade/09/speed"
@@ -103,6 +105,7 @@ setup() {
 @test "make bench times the new step against its track's ceiling (a log from a GPU without one)" {
     if have_gpu; then
         BENCH_RESULTS=$BATS_TEST_TMPDIR/bench run "$W/common/tools/bench.sh" "$STEP"
+        echo "$output" | grep -E '^(Progression|transpose|  )' >&3
         assert_success
     else
         # The records its program writes, as on a GPU: its own step, its track.
