@@ -5,7 +5,7 @@
 
 GRADING_DIR=${GRADING_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 source "$(dirname "${BASH_SOURCE[0]}")/../common/tools/manifest.bash"
-RECORDS_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../common" && pwd)/records.awk"
+RECORDS_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")/../common/tools" && pwd)/records.awk"
 
 # step_check_sizes STEP BLOCK: the sizes a step's correctness tests check
 # with that block, as its track's file declares them (common/tools/track-facts.awk):
