@@ -61,7 +61,7 @@ load grading-helpers
     # A kernel not yet correct is not audited; the step's result is still a
     # failure, as its audit test failed.
     report_of audit-failed
-    echo "fail not run" >"$results/08/audit"  # in place of "fail"
+    record_line verdict test=audit result=fail "reason=not run" >"$results/08/audit"  # in place of a finding
     MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
     assert_success
     assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +fail +7/8$'
