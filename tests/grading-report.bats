@@ -37,6 +37,16 @@ load grading-helpers
     assert_equal "$(cut -f2 "$results/tests.tsv" | tr '\n' ' ')" "build correct speed lesson sanitize "
 }
 
+@test "the report reads a verdict's fields by name, in any order, beside fields it does not know" {
+    report_of points
+    record_line verdict thresholds=other.conf pct=22.4 note=x_start=9 x_min=1.06 result=pass x_start=1.61 test=speed \
+        >"$results/04/speed"
+    MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
+    assert_success
+    assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +- +- +pass +8/8$'
+    assert_line --regexp '^speed thresholds: other\.conf *$'
+}
+
 @test "the report: a failed launch audit leaves the step no points at all" {
     report_of audit-failed
     MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results" --gradescope "$results/gs.json"
