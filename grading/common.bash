@@ -1,8 +1,8 @@
 # common.bash: what the grading scripts share that needs no bats: the steps'
-# tests written from the manifest and the sizes they check, reading the programs' records and
-# the tests' verdicts, choosing and
-# reading thresholds. Sourced by lib.bash (the tests), grade, report, batch
-# and calibrate.
+# tests written from the manifest and the sizes they check, reading the
+# programs' records and the tests' verdicts, choosing and reading thresholds.
+# Sourced by lib.bash (the tests), grade, report, batch, calibrate and
+# tests/mutants/run.
 
 GRADING_DIR=${GRADING_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 source "$(dirname "${BASH_SOURCE[0]}")/../common/manifest.bash"
