@@ -1,7 +1,8 @@
 # common.bash: what the grading scripts share that needs no bats: the steps'
-# tests written from the manifest and the sizes they check, reading the programs' records, choosing and
-# reading thresholds. Sourced by lib.bash (the tests), grade, report, batch
-# and calibrate.
+# tests written from the manifest and the sizes they check, reading the
+# programs' records and the tests' verdicts, choosing and reading thresholds.
+# Sourced by lib.bash (the tests), grade, report, batch, calibrate and
+# tests/mutants/run.
 
 GRADING_DIR=${GRADING_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 source "$(dirname "${BASH_SOURCE[0]}")/../common/tools/manifest.bash"
@@ -98,6 +99,25 @@ threshold() {
 # record_field RECORD KEY: the value of key=value in one record (common/tools/records.awk).
 record_field() {
     awk -F'\t' -v get="$2" -f "$RECORDS_READER" <<<"$1"
+}
+
+# A test's verdict: the one line it leaves in $GRADE_RESULTS/<step number>/<test>
+# (record, lib.bash), a record as the programs' are (common/records.awk): the
+# kind "verdict", then key=value fields, tab-separated, read by name:
+#   verdict<TAB>test=speed<TAB>result=pass<TAB>x_start=1.61<TAB>x_min=1.50<TAB>...
+# result is pass, fail or skip; reason=, where there is one, says why in words.
+# verdict_field FILE KEY: the value of KEY in the verdict FILE holds; nothing
+# where FILE is missing, holds no verdict, or the verdict has no such field.
+verdict_field() {
+    [ -f "$1" ] || return 0
+    awk -F'\t' -v key="$2" -f "$RECORDS_READER" -f <(echo '$1 == "verdict" { print field(key); exit }') "$1"
+}
+
+# verdict_found FILE: true where the test failed on what it found -- fail,
+# with no reason: a finding of the integrity test or the launch audit -- and
+# not for want of looking (reason=not checked, not run).
+verdict_found() {
+    [ "$(verdict_field "$1" result)" = fail ] && [ -z "$(verdict_field "$1" reason)" ]
 }
 
 # at_least VALUE MIN: true if VALUE >= MIN (decimal numbers).

@@ -15,8 +15,9 @@
 # the program prints is for people, and a record-shaped line printed there --
 # by a kernel's printf, say -- changes nothing. A program that finds no GPU
 # (exit 77) makes its test skip with the program's own reason, or fail when REQUIRE_GPU=1.
-# Each test leaves a one-line verdict in $GRADE_RESULTS/<step number>/, which
-# `grading/grade` reads for its summary.
+# Each test leaves its verdict in $GRADE_RESULTS/<step number>/<test>: one
+# record (record, below; read by name, verdict_field in common.bash), which
+# `grading/report` reads for its summary.
 #
 # Environment (grading/grade sets these):
 #   GRADE_SOLUTIONS=1   grade the reference solutions instead of the exercises
@@ -58,10 +59,22 @@ step_setting() { step_field "$STEP" "$1"; }
 # The verdict files of this step.
 verdict_dir() { echo "$GRADE_RESULTS/$(step_number)"; }
 
-# record KEY TEXT: leave a verdict ("pass ...", "fail ...", "skip ...").
+# record KEY RESULT [NAME=VALUE...]: leave this test's verdict, the file KEY:
+# one record, "verdict<TAB>test=KEY<TAB>result=RESULT<TAB>NAME=VALUE...", as
+# the programs' records are (common/records.awk). RESULT is pass, fail or
+# skip; reason= says why in words. A tab or a line break in a value becomes a
+# space, so that the verdict stays one line of fields; a field with no value
+# is left out.
 record() {
+    local key=$1 field line=verdict
+    shift
+    for field in "test=$key" "result=$1" "${@:2}"; do
+        [[ $field =~ ^[a-z_]+= ]] || { echo "record: '$field' is not NAME=VALUE" >&2; return 2; }
+        [ -n "${field#*=}" ] || continue
+        line+=$'\t'${field//[$'\t\n\r']/ }
+    done
     mkdir -p "$(verdict_dir)"
-    echo "$2" >"$(verdict_dir)/$1"
+    printf '%s\n' "$line" >"$(verdict_dir)/$key"
 }
 
 program_name() { make_value "$WORKBOOK_DIR/$STEP" print-program; }
@@ -137,15 +150,14 @@ grade_build() {
 # or whose program already hung once, fails at once, naming the reason: a
 # hang costs one timeout, not one per test.
 require_build() {
-    local verdict
-    verdict=$(cat "$(verdict_dir)/build" 2>/dev/null)
-    [ "$verdict" = fail ] && { fail "not run: $STEP does not build"; return; }
+    [ "$(verdict_field "$(verdict_dir)/build" result)" = fail ] && { fail "not run: $STEP does not build"; return; }
     # The integrity test runs first: its host code may start processes, take
     # memory or write files, and a file that does more than define and launch
     # its kernels scores nothing anyway.
-    [ "$(cat "$(verdict_dir)/integrity" 2>/dev/null)" = fail ] &&
+    # (A file that could not be checked, for want of a tool, say, is run.)
+    verdict_found "$(verdict_dir)/integrity" &&
         { fail "not run: your file's integrity test failed: a file that does more than define and launch its kernels is not run"; return; }
-    [ -e "$(verdict_dir)/hung" ] && { fail "not run: $(cat "$(verdict_dir)/hung")"; return; }
+    [ -e "$(verdict_dir)/hung" ] && { fail "not run: $(verdict_field "$(verdict_dir)/hung" reason)"; return; }
     [ -x "$(program_path)" ] || { fail "not run: $(program_path) is missing (did the build test run?)"; return; }
 }
 
@@ -212,7 +224,7 @@ triage_exit() {
         skip "$(tail -n 1 <<<"$output")"
         ;;
     124 | 137)
-        record hung "an earlier run of $STEP was stopped after ${GRADE_TIMEOUT}s"
+        record hung fail reason="an earlier run of $STEP was stopped after ${GRADE_TIMEOUT}s"
         fail "timed out after ${GRADE_TIMEOUT}s and was stopped: a kernel that never finishes -- a loop whose end is never reached, or a __syncthreads() that some threads of a block never reach?" || return
         ;;
     2) fail "$(printf 'the program refused its options (exit 2):\n%s' "$output")" ;;
@@ -342,9 +354,9 @@ grade_speed() {
     local verdict
     for verdict in "$(verdict_dir)"/check-*; do
         [ -e "$verdict" ] || continue
-        case $(cat "$verdict") in
+        case $(verdict_field "$verdict" result) in
         fail)
-            record speed "fail not timed"
+            record speed fail reason="not timed"
             fail "not timed: $STEP is not correct yet (see its correctness tests); speed counts only for a correct kernel" || return
             ;;
         skip)
@@ -355,7 +367,7 @@ grade_speed() {
     done
     local records
     records=$(cat "$(verdict_dir)/timed.records" 2>/dev/null)
-    record speed "fail not timed"  # until shown otherwise
+    record speed fail reason="not timed"  # until shown otherwise
     local device graded file x_start x_min pct pct_min pct_file
     device=$(grep $'^device\t' <<<"$records")
     graded=$(grep $'^time\t' <<<"$records" | grep $'\trole=yours\t' | tail -n 1)
@@ -368,7 +380,7 @@ grade_speed() {
     read -r pct_min pct_file <<<"$(threshold_or_default "$file" "$(step_number)" pct_ceiling)"
     read -r x_min file <<<"$(threshold_or_default "$file" "$(step_number)" x_start)"
     [ -n "$x_min" ] || { fail "no x_start threshold for step $(step_number) in $(thresholds_file "$(record_field "$device" name)") or the defaults"; return; }
-    local verdict_line="$x_start $x_min $pct ${pct_min:--} $(basename "$file")"
+    local figures=(x_start="$x_start" x_min="$x_min" pct="$pct" pct_min="$pct_min" thresholds="$(basename "$file")")
     local pct_note="" pct_hint  # below the floor on the share of the ceiling too: say so, and what it means
     if [ -n "$pct_min" ] && ! at_least "$pct" "$pct_min"; then
         pct_hint=$(step_setting pct_hint)
@@ -376,14 +388,14 @@ grade_speed() {
             "$pct" "$pct_min" "$pct_file" "${pct_hint:+$'\n'$pct_hint}")
     fi
     if ! at_least "$x_start" "$x_min"; then
-        record speed "fail $verdict_line"
+        record speed fail "${figures[@]}"
         fail "$(printf '%.2fx faster than the starting kernel; at least %sx is required (%s)%s' "$x_start" "$x_min" "$file" "$pct_note")$(explain_where)" || return
     fi
     if [ -n "$pct_note" ]; then
-        record speed "fail $verdict_line"
+        record speed fail "${figures[@]}"
         fail "${pct_note#$'\n'}" || return
     fi
-    record speed "pass $verdict_line"
+    record speed pass "${figures[@]}"
 }
 
 # ---------------------------------------------------------------------------
@@ -392,7 +404,7 @@ grade_speed() {
 
 # skip_with KEY REASON: skip this test, keeping the reason in its verdict.
 skip_with() {
-    record "$1" "skip $2"
+    record "$1" skip reason="$2"
     skip "$2"
 }
 
@@ -405,9 +417,9 @@ require_correct() {
     for verdict in "$(verdict_dir)"/check-*; do
         [ -e "$verdict" ] || continue
         seen=1
-        case $(cat "$verdict") in
+        case $(verdict_field "$verdict" result) in
         fail)
-            record "$1" "fail not run"
+            record "$1" fail reason="not run"
             fail "not $2: $STEP is not correct yet (see its correctness tests); this test counts only for a correct kernel"
             return 1
             ;;
@@ -416,7 +428,7 @@ require_correct() {
             ;;
         esac
     done
-    [ "$seen" = 1 ] || { record "$1" "fail not run"; fail "not $2: the correctness tests have not run"; return 1; }
+    [ "$seen" = 1 ] || { record "$1" fail reason="not run"; fail "not $2: the correctness tests have not run"; return 1; }
 }
 
 # The table of the learner's module (common/tools/kernels.awk): its kernels, its
@@ -559,7 +571,7 @@ grade_lesson() {
         status=77
         output=$(grep -v '^==' <<<"$output")
     fi
-    record lesson "fail not profiled"  # until shown otherwise
+    record lesson fail reason="not profiled"  # until shown otherwise
     triage_exit lesson || return
     [ "$status" -eq 0 ] || { fail "$(printf 'the profiled run failed (exit %d):\n%s' "$status" "$(tail -n 20 <<<"$output")")"; return; }
     # Whose each profiled kernel is: the learner's module's, or the program's.
@@ -585,14 +597,13 @@ grade_lesson() {
     file=$(thresholds_file "$(cat "$GRADE_RESULTS/gpu" 2>/dev/null)")
     read -r factor file <<<"$(threshold_or_default "$file" "$(step_number)" lesson)"
     [ -n "$factor" ] || { fail "no lesson factor for step $(step_number) in the thresholds files"; return; }
-    local verdict_line
-    verdict_line=$(printf '%s %s %s %s' "$yours" "$start" "$factor" "$(basename "$file")")
+    local figures=(yours="$yours" start="$start" factor="$factor" thresholds="$(basename "$file")")
     if ! awk -v y="$yours" -v s="$start" -v f="$factor" 'BEGIN { exit !(y * f <= s) }'; then
-        record lesson "fail $verdict_line"
+        record lesson fail "${figures[@]}"
         fail "$(printf '%s: %s %s over its %d launches; the starting kernel %s: %s over its %d. The lesson asks for at least %sx fewer (%s).\n%s\n(see it yourself: make profile EX=%s)' \
             "$graded_kernel" "$yours" "$(step_setting lesson_what)" "$yours_launches" "$start_kernel" "$start" "$start_launches" "$factor" "$file" "$(step_setting lesson_fix)" "$(step_number)")$(explain_where)" || return
     fi
-    record lesson "pass $verdict_line"
+    record lesson pass "${figures[@]}"
 }
 
 # Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
@@ -614,7 +625,7 @@ grade_sanitize() {
         printf '  %s in %s\n' "$register" "$(kernel_base_name "$name")"
     done)
     if [ -n "$clocks" ]; then
-        record sanitize "fail reads clocks"
+        record sanitize fail reason="reads clocks"
         fail "$(printf 'your kernels read a clock, the SM or the launch they run on, or keep memory between launches, so they can tell a run under the sanitizers from a timed one and behave otherwise in each; a kernel of this step has no use for it:\n%s' "$clocks")"
         return
     fi
@@ -622,12 +633,12 @@ grade_sanitize() {
     if [ -z "$sanitizer" ]; then
         skip_with sanitize "compute-sanitizer not found: it comes with the CUDA toolkit; put its bin/ on PATH to run this test"
     fi
-    record sanitize "fail not run"  # until shown otherwise
+    record sanitize fail reason="not run"  # until shown otherwise
     mkdir -p "$GRADE_RESULTS"
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     # Each run of make sanitize's, in turn: the small sizes, then the timed one
     # (under the tools it names, if it names some). The verdict names every
-    # tool that ran.
+    # tool that ran (tools=), or those that reported problems (reported=).
     local clean=""
     while read -r args; do
         [ -n "$args" ] || continue
@@ -638,13 +649,13 @@ grade_sanitize() {
         clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")"
     done < <(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
     case $status in
-    0) record sanitize "pass $(tr ' ' '\n' <<<"$clean" | awk 'NF && !seen[$0]++' | paste -sd' ')" ;;
+    0) record sanitize pass tools="$(tr ' ' '\n' <<<"$clean" | awk 'NF && !seen[$0]++' | paste -sd' ')" ;;
     77) triage_exit sanitize ;;
     124 | 137)
-        record sanitize "fail timed out"
+        record sanitize fail reason="timed out"
         fail "the sanitizers did not finish within ${GRADE_SANITIZE_TIMEOUT}s (GRADE_SANITIZE_TIMEOUT) at $args: a kernel that hangs under them?" ;;
     *)
-        record sanitize "fail $(grep -o '^sanitize: .* reported problems' <<<"$output" | sed 's/^sanitize: //; s/ reported problems//')"
+        record sanitize fail reported="$(grep -o '^sanitize: .* reported problems' <<<"$output" | sed 's/^sanitize: //; s/ reported problems//')"
         fail "$(printf 'compute-sanitizer reports problems in %s %s (run it yourself: make sanitize EX=%s):\n%s' \
             "$(basename "$(program_path)")" "$args" "$(step_number)" "$(head -n 60 <<<"$output")")" ;;
     esac
@@ -676,7 +687,7 @@ summary_from_harness() {
 grade_integrity() {
     local file why
     file=$(learner_file) || { fail "cannot tell which file of $STEP to check"; return; }
-    record integrity "fail not checked"  # until shown otherwise
+    record integrity fail reason="not checked"  # until shown otherwise
     [ ! -f "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED" ] ||
         { fail "not checked: $(cat "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED")"; return; }
     why=$(why_refused "$file")
@@ -690,7 +701,7 @@ grade_integrity() {
     case $status in
     0) record integrity pass ;;
     1) fail "$(printf '%s does more than define and launch its kernels:\n%s' "$(basename "$file")" "$output")" ;;
-    *) record integrity "fail not checked"; fail "$(printf 'not checked (exit %d):\n%s' "$status" "$output")" ;;
+    *) record integrity fail reason="not checked"; fail "$(printf 'not checked (exit %d):\n%s' "$status" "$output")" ;;
     esac
 }
 
@@ -715,7 +726,7 @@ grade_launch_audit() {
     local sizes
     sizes=$(IFS=,; echo "$*")
     run_program --check -b "$block" -n "$sizes"
-    record audit "fail not run"  # until it has run; "fail" alone is a finding
+    record audit fail reason="not run"  # until it has run; fail without a reason is a finding
     triage_exit audit || return
     local findings audited
     findings=$(audit_findings)
@@ -726,7 +737,7 @@ grade_launch_audit() {
             "$findings" "$(basename "$(program_path)")" "$block" "$sizes")" || return
     fi
     if grep -q $'^check\t.*result=mismatch' <<<"$records"; then
-        record audit "fail not run"
+        record audit fail reason="not run"
         fail "not audited: $STEP is not correct yet (see its correctness tests); the audit certifies a correct kernel" || return
     fi
     [ "$audited" -ge "$#" ] || { record audit fail; fail "$(printf 'the program reported %d plans audited for %d sizes: did it end early?\n%s' "$audited" "$#" "$(tail -n 5 <<<"$output")")"; return; }

@@ -14,7 +14,7 @@ load grading-helpers
     run grade_launch_audit 256 1 2
     assert_failure
     assert_output --partial "your sum_x launched cub::Kernel, not reduce_x"
-    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" fail
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=  # a finding: no reason
 }
 
 @test "the launch audit test fails when fewer plans were audited than sizes" {
@@ -40,7 +40,7 @@ load grading-helpers
     )
     run grade_launch_audit 256 1 2
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" pass
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
 }
 
 @test "a finding the program prints is no finding: the audit comes from the program's records file" {
@@ -55,5 +55,5 @@ load grading-helpers
     )
     run grade_launch_audit 128 1
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/audit")" pass
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
 }

@@ -32,7 +32,7 @@ SCRIPT
     assert_output --partial "n=33 block=32 id=mine input=guarded expected=10 got=9"
     assert_output --partial "    hint: short by 1"
     assert_output --partial "prog: sum_mine has no kernel for block 64 yet"
-    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" fail
+    assert_verdict "$GRADE_RESULTS/04/check-32" test=check-32 result=fail
 }
 
 @test "a correctness test passes on a clean run" {
@@ -40,7 +40,7 @@ SCRIPT
     FAKE_OUTPUT=$(record_line summary step=04-fake result=correct)
     run grade_check 32 1 33
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" pass
+    assert_verdict "$GRADE_RESULTS/04/check-32" test=check-32 result=pass
 }
 
 @test "a correctness run that ends in a CUDA error fails, is recorded as failed, and stops the speed test" {
@@ -50,7 +50,7 @@ SCRIPT
     run grade_check 16x16 1 17
     assert_failure
     assert_output --partial "CUDA error (exit 3)"
-    assert_equal "$(cat "$GRADE_RESULTS/04/check-16x16")" fail
+    assert_verdict "$GRADE_RESULTS/04/check-16x16" test=check-16x16 result=fail
     FAKE_STATUS=0
     FAKE_OUTPUT=$(timed_output 9.9 99)
     run grade_speed
@@ -69,7 +69,7 @@ SCRIPT
     assert_failure
     assert_output --partial "wrong results in the timed run"
     assert_output --partial "gave a wrong sum in 1 of 102 runs of the timing"
-    assert_equal "$(cat "$GRADE_RESULTS/04/check-timed")" fail
+    assert_verdict "$GRADE_RESULTS/04/check-timed" test=check-timed result=fail
     run grade_speed
     assert_failure
     assert_output --partial "not timed"
@@ -81,7 +81,7 @@ SCRIPT
     FAKE_OUTPUT="prog: skipped: no usable CUDA device (none here)\n"
     run grade_check 32 1
     assert_success  # a skipped test returns success to `run`
-    assert_equal "$(cat "$GRADE_RESULTS/04/check-32")" skip
+    assert_verdict "$GRADE_RESULTS/04/check-32" test=check-32 result=skip
 }
 
 @test "a program without a GPU fails its test with REQUIRE_GPU=1" {
@@ -110,7 +110,7 @@ SCRIPT
     use_fake_step
     program_that_notes_it_ran
     # Not checked (no tool, say): its verdict is no finding, and the runs go on.
-    record integrity "fail not checked"
+    record integrity fail reason="not checked"
     run grade_check 32 1
     assert [ -e "$BATS_TEST_TMPDIR/ran" ]
 }
@@ -124,6 +124,7 @@ SCRIPT
     assert_failure
     assert_output --partial "timed out after 1s"
     [ "$SECONDS" -lt 20 ]
+    assert_verdict "$GRADE_RESULTS/04/hung" test=hung result=fail "reason=an earlier run of 04-fake was stopped after 1s"
 }
 
 @test "once a run of a step was stopped by the timeout, the step's other tests fail without waiting for it again" {

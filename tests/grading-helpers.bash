@@ -8,8 +8,8 @@
 #   runs/           what the fake program says in a test: its records (one
 #                   a line, tab-separated) among its messages to people
 #   tools/          a fake ncu and compute-sanitizer, and what they say
-#   report/         result folders as grading/grade leaves them (their verdicts
-#                   one a line), for grading/report
+#   report/         result folders as grading/grade leaves them (their verdicts,
+#                   records, one a line), for grading/report
 #   calibrate/      a fake reference solution and manifests for grading/calibrate
 #   thresholds/     a manifest and a calibrated file that lack some thresholds
 #   stub-grading/   grading/lib.bash with every test body replaced by a note
@@ -115,7 +115,8 @@ CSV
 # report_of NAME: in $results, the result folder that
 # tests/fixtures/grading/report/NAME describes, for grading/report to read
 # (and write its files into): its bats stream, its manifest, and a file per
-# line of its verdicts ("04/speed pass 1.61 ..." is the file 04/speed).
+# line of its verdicts ("04/speed  verdict<TAB>test=speed<TAB>..." is the
+# file 04/speed, which holds the record).
 report_of() {
     local fixture=$FIXTURES/report/$1 file text
     results=$BATS_TEST_TMPDIR/r

@@ -15,7 +15,7 @@ load grading-helpers
     FAKE_CSV=$(lesson_csv 220 80)
     run grade_lesson
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/lesson")" "pass 20 45 2.0 thresholds.conf"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=pass yours=20 start=45 factor=2.0 thresholds=thresholds.conf
 }
 
 @test "the lesson test fails when the counter has not fallen enough, naming the figures and the fix" {
@@ -27,7 +27,7 @@ load grading-helpers
     assert_failure
     assert_output --partial "mine: 55 stores per block over its 1 launches; the starting kernel reduce_start: 45 over its 2. The lesson asks for at least 2.0x fewer"
     assert_output --partial "Keep whole warps idle."
-    [[ $(cat "$GRADE_RESULTS/04/lesson") == "fail 55 45 2.0 thresholds.conf" ]]
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail yours=55 start=45 factor=2.0 thresholds=thresholds.conf
 }
 
 @test "the lesson test counts every launch of the learner's kernel: a first launch that does nothing hides nothing" {
@@ -59,8 +59,9 @@ load grading-helpers
     FAKE_NCU_STATUS=1
     run grade_lesson
     assert_success  # a skipped test returns success to `run`; its verdict keeps the reason
-    run cat "$GRADE_RESULTS/04/lesson"
-    assert_output --regexp '^skip ncu may not read .*ERR_NVGPUCTRPERM.* Fix: .*NVreg_RestrictProfilingToAdminUsers=0'
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=skip
+    run verdict_value "$GRADE_RESULTS/04/lesson" reason
+    assert_output --regexp '^ncu may not read .*ERR_NVGPUCTRPERM.* Fix: .*NVreg_RestrictProfilingToAdminUsers=0'
 }
 
 @test "the lesson test skips where the ncu it is given (GRADE_NCU) is missing" {
@@ -70,8 +71,9 @@ load grading-helpers
     GRADE_NCU=$BATS_TEST_TMPDIR/no/ncu
     run grade_lesson
     assert_success
-    run cat "$GRADE_RESULTS/04/lesson"
-    assert_output --regexp '^skip ncu \(Nsight Compute\) not found'
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=skip
+    run verdict_value "$GRADE_RESULTS/04/lesson" reason
+    assert_output --regexp '^ncu \(Nsight Compute\) not found'
 }
 
 @test "the lesson test skips where no ncu is on PATH, beside nvcc or in the toolkit's folders" {
@@ -88,7 +90,8 @@ load grading-helpers
     PATH=$(path_without ncu)
     run grade_lesson
     assert_success
-    [[ $(cat "$GRADE_RESULTS/04/lesson") == "skip ncu (Nsight Compute) not found"* ]]
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=skip
+    [[ $(verdict_value "$GRADE_RESULTS/04/lesson" reason) == "ncu (Nsight Compute) not found"* ]]
 }
 
 @test "the lesson test does not profile a kernel that is not correct" {
@@ -99,6 +102,7 @@ load grading-helpers
     run grade_lesson
     assert_failure
     assert_output --partial "not profiled: 04-fake is not correct yet"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail "reason=not run"
 }
 
 @test "the lesson test skips where the correctness tests were skipped" {
@@ -108,7 +112,7 @@ load grading-helpers
     FAKE_CSV=$(lesson_csv 220 80)
     run grade_lesson
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/lesson")" "skip not profiled: the correctness tests were skipped (no GPU)"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=skip "reason=not profiled: the correctness tests were skipped (no GPU)"
 }
 
 @test "the sanitizer test passes when every tool is clean" {
@@ -117,7 +121,7 @@ load grading-helpers
     record check-32 pass
     run grade_sanitize
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "pass memcheck racecheck synccheck initcheck"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
 }
 
 @test "the sanitizer test fails on a report, naming the tool and quoting it" {
@@ -130,7 +134,7 @@ load grading-helpers
     assert_failure
     assert_output --partial "compute-sanitizer reports problems in prog"
     assert_output --partial "Race reported between Write access"
-    [[ $(cat "$GRADE_RESULTS/04/sanitize") == fail* ]]
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reported=memcheck racecheck synccheck initcheck" tools=
 }
 
 @test "the sanitizer test skips without compute-sanitizer" {
@@ -140,7 +144,8 @@ load grading-helpers
     GRADE_SANITIZER=$BATS_TEST_TMPDIR/no/compute-sanitizer
     run grade_sanitize
     assert_success
-    [[ $(cat "$GRADE_RESULTS/04/sanitize") == "skip compute-sanitizer not found"* ]]
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=skip
+    [[ $(verdict_value "$GRADE_RESULTS/04/sanitize" reason) == "compute-sanitizer not found"* ]]
 }
 
 @test "the sanitizer test does not sanitize a kernel that is not correct" {
@@ -150,6 +155,7 @@ load grading-helpers
     run grade_sanitize
     assert_failure
     assert_output --partial "not sanitized: 04-fake is not correct yet"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reason=not run"
 }
 
 @test "the sanitizer test skips where the correctness tests were skipped" {
@@ -158,7 +164,7 @@ load grading-helpers
     record check-32 skip
     run grade_sanitize
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/sanitize")" "skip not sanitized: the correctness tests were skipped (no GPU)"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=skip "reason=not sanitized: the correctness tests were skipped (no GPU)"
 }
 
 @test "a missing ncu or compute-sanitizer makes its test skip, also under bats' errexit, outside run" {

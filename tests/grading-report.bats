@@ -37,6 +37,16 @@ load grading-helpers
     assert_equal "$(cut -f2 "$results/tests.tsv" | tr '\n' ' ')" "build correct speed lesson sanitize "
 }
 
+@test "the report reads a verdict's fields by name, in any order, beside fields it does not know" {
+    report_of points
+    record_line verdict thresholds=other.conf pct=22.4 note=x_start=9 x_min=1.06 result=pass x_start=1.61 test=speed \
+        >"$results/04/speed"
+    MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
+    assert_success
+    assert_line --regexp '^04-reduction-interleaved +pass +pass +1\.61x / 1\.06x +- +- +pass +8/8$'
+    assert_line --regexp '^speed thresholds: other\.conf *$'
+}
+
 @test "the report: a failed launch audit leaves the step no points at all" {
     report_of audit-failed
     MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results" --gradescope "$results/gs.json"
@@ -61,7 +71,7 @@ load grading-helpers
     # A kernel not yet correct is not audited; the step's result is still a
     # failure, as its audit test failed.
     report_of audit-failed
-    echo "fail not run" >"$results/08/audit"  # in place of "fail"
+    record_line verdict test=audit result=fail "reason=not run" >"$results/08/audit"  # in place of a finding
     MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
     assert_success
     assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +fail +7/8$'

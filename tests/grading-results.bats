@@ -26,6 +26,12 @@ load grading-helpers
     fi
     assert_output --partial "# skip not profiled: the correctness tests were skipped (no GPU)"
     assert_output --partial "# skip not sanitized: the correctness tests were skipped (no GPU)"
+    # Each test's verdict, a record of fields (record, grading/lib.bash).
+    assert_verdict "$BATS_TEST_TMPDIR/g/04/build" test=build result=pass
+    assert_verdict "$BATS_TEST_TMPDIR/g/04/integrity" test=integrity result=pass
+    assert_verdict "$BATS_TEST_TMPDIR/g/04/check-timed" test=check-timed result=skip
+    assert_verdict "$BATS_TEST_TMPDIR/g/04/sanitize" test=sanitize result=skip \
+        "reason=not sanitized: the correctness tests were skipped (no GPU)"
     # JUnit: complete, one testcase per test, the skips marked.
     run cat "$BATS_TEST_TMPDIR/junit.xml"
     assert_line --partial '<testsuite name="04-reduction-interleaved.bats" tests="13" failures="0" errors="0" skipped="11"'

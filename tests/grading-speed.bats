@@ -10,7 +10,8 @@ load grading-helpers
     use_fake_step
     timed_speed 1.6100 22.40
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.6100 1.50 22.40 20 thresholds.conf"
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=pass x_start=1.6100 x_min=1.50 pct=22.40 pct_min=20 \
+        thresholds=thresholds.conf
 }
 
 @test "the speed test fails below the speedup threshold" {
@@ -18,7 +19,7 @@ load grading-helpers
     timed_speed 1.0040 22.40
     assert_failure
     assert_output --partial "1.00x faster than the starting kernel; at least 1.50x is required"
-    [[ $(cat "$GRADE_RESULTS/04/speed") == fail* ]]
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=fail x_start=1.0040 x_min=1.50 reason=
 }
 
 @test "the speed test fails below the share of the ceiling" {
@@ -26,6 +27,7 @@ load grading-helpers
     timed_speed 1.9 12.5
     assert_failure
     assert_output --partial "12.5% of the ceiling measured in the same run; at least 20% is required"
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=fail x_start=1.9 pct=12.5 pct_min=20
 }
 
 @test "the speed test below both thresholds says both, and what the floor is about (the step's pct_hint)" {
@@ -44,6 +46,7 @@ load grading-helpers
     run grade_speed
     assert_failure
     assert_output --partial "not timed"
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=fail "reason=not timed" x_start=
 }
 
 @test "a timing the program prints changes no speed verdict: the speed comes from the program's records file" {

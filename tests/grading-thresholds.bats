@@ -60,5 +60,5 @@ load grading-helpers
     printf '05 x_start 1.20\n' >"$GRADE_THRESHOLDS"
     timed_speed 1.10 22.40
     assert_success
-    assert_equal "$(cat "$GRADE_RESULTS/04/speed")" "pass 1.10 1.06 22.40 20 steps.conf"
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=pass x_start=1.10 x_min=1.06 thresholds=steps.conf
 }

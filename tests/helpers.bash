@@ -71,3 +71,33 @@ learner_file() {
         echo "$dir/$name.cu"
     fi
 }
+
+# A grading test's verdict (record, grading/lib.bash): one line, the kind
+# verdict, then key=value fields, tab-separated. The tests read it here, by
+# name, apart from the grader's own reader (verdict_field, grading/common.bash).
+# verdict_value FILE NAME: the value of its field NAME (a line each, were it there twice).
+verdict_value() {
+    awk -F'\t' -v name="$2" '$1 == "verdict" { for (i = 2; i <= NF; i++) if (index($i, name "=") == 1) print substr($i, length(name) + 2) }' "$1"
+}
+
+# assert_verdict FILE NAME=VALUE...: FILE holds one verdict, with each field
+# given, once; NAME= (no value) asserts that it has no field NAME.
+assert_verdict() {
+    local file=$1 line field name shown
+    shift
+    [ -f "$file" ] || { fail "no verdict: $file is missing"; return; }
+    line=$(<"$file")
+    shown=${line//$'\t'/\\t}
+    [[ $line == verdict$'\t'* && $line != *$'\n'* ]] ||
+        { fail "$(printf '%s holds no verdict record, one line:\n%s' "$file" "$shown")"; return; }
+    for field; do
+        name=${field%%=*}
+        if [ "$field" = "$name=" ]; then
+            [[ $line$'\t' != *$'\t'"$name="* ]] ||
+                { fail "$(printf 'the verdict in %s has a field %s:\n%s' "$file" "$name" "$shown")"; return; }
+        else
+            [[ $line$'\t' == *$'\t'"$field"$'\t'* ]] && [ "$(verdict_value "$file" "$name" | wc -l)" -eq 1 ] ||
+                { fail "$(printf 'the verdict in %s lacks %s (once):\n%s' "$file" "$field" "$shown")"; return; }
+        fi
+    done
+}

@@ -28,10 +28,10 @@ report_all() {
     # Step 04 built; then each test failed -- some before leaving a verdict
     # (a program that could not be named, as under make -C), some after an
     # earlier verdict of their own, or beside a stale one.
-    echo pass >"$R/04/build"
-    echo pass >"$R/04/check-32"
-    echo "pass 1.61 1.06 22.4 - thresholds.conf" >"$R/04/speed"
-    echo "skip not profiled: the correctness tests were skipped (no GPU)" >"$R/04/lesson"
+    printf 'verdict\ttest=build\tresult=pass\n' >"$R/04/build"
+    printf 'verdict\ttest=check-32\tresult=pass\n' >"$R/04/check-32"
+    printf 'verdict\ttest=speed\tresult=pass\tx_start=1.61\tx_min=1.06\tpct=22.4\tthresholds=thresholds.conf\n' >"$R/04/speed"
+    printf 'verdict\ttest=lesson\tresult=skip\treason=not profiled: the correctness tests were skipped (no GPU)\n' >"$R/04/lesson"
     cat >"$R/bats-stream.in" <<'STREAM'
 1..8
 suite /x/grading/04-reduction-interleaved.bats
