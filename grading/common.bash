@@ -102,7 +102,7 @@ record_field() {
 }
 
 # A test's verdict: the one line it leaves in $GRADE_RESULTS/<step number>/<test>
-# (record, lib.bash), a record as the programs' are (common/records.awk): the
+# (record, lib.bash), a record as the programs' are (common/tools/records.awk): the
 # kind "verdict", then key=value fields, tab-separated, read by name:
 #   verdict<TAB>test=speed<TAB>result=pass<TAB>x_start=1.61<TAB>x_min=1.50<TAB>...
 # result is pass, fail or skip; reason=, where there is one, says why in words.

@@ -61,7 +61,7 @@ verdict_dir() { echo "$GRADE_RESULTS/$(step_number)"; }
 
 # record KEY RESULT [NAME=VALUE...]: leave this test's verdict, the file KEY:
 # one record, "verdict<TAB>test=KEY<TAB>result=RESULT<TAB>NAME=VALUE...", as
-# the programs' records are (common/records.awk). RESULT is pass, fail or
+# the programs' records are (common/tools/records.awk). RESULT is pass, fail or
 # skip; reason= says why in words. A tab or a line break in a value becomes a
 # space, so that the verdict stays one line of fields; a field with no value
 # is left out.

@@ -1,5 +1,5 @@
 # manifest.bash: the step manifest (steps.conf) for the workbook's scripts,
-# through its one reader, common/manifest.awk. Sourced; defines functions only.
+# through its one reader, common/tools/manifest.awk. Sourced; defines functions only.
 # MANIFEST names another manifest (the tests use one).
 
 MANIFEST_READER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/manifest.awk"
