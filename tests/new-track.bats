@@ -98,8 +98,7 @@ setup() {
     echo "$output" | tail -n 3 >&3
     assert_failure
     assert_line --regexp "^$STEP +pass +pass +[0-9.]+x / 1\.30x "
-    run cat "$BATS_TEST_TMPDIR/grade/09/speed"
-    assert_output --partial $'\tresult=fail'
+    assert_verdict "$BATS_TEST_TMPDIR/grade/09/speed" test=speed result=fail thresholds=steps.conf
 }
 
 @test "make bench times the new step against its track's ceiling (a log from a GPU without one)" {
