@@ -42,6 +42,9 @@ setup() {
     assert_failure
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
-        assert_line --regexp "^$step +pass +fail +not timed +(fail|-) +fail +fail +2/[0-9]+$"
+        # Build and integrity score; nothing else does, and a launch audit
+        # that finds the skeleton's shape wrong voids even those (06's
+        # issues no memset: zeroing the total is one of its TODOs).
+        assert_line --regexp "^$step +pass +fail +not timed +(fail|-) +fail +fail +[02]/[0-9]+$"
     done
 }
