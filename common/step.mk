@@ -184,9 +184,12 @@ explain: $(TARGET)
 grade:
 	$(COMMON_DIR)/../grading/grade --step $(firstword $(subst -, ,$(STEP))) $(if $(filter 1,$(SOLUTION)),--solutions)
 
+# Without solutions/ (a handout), no line offers the reference solution.
+HELP_WITHOUT_SOLUTION := -e '/^make solution /d' -e 's/ *(SOLUTION=1: [^;)]*)//' -e 's/(SOLUTION=1: [^;)]*; /(/'
 help:
-	@sed -n '/^#   make  /,/^#   make clean/s/^#   //p' $(COMMON_DIR)/step.mk | sed 's/PROGRAM/$(PROGRAM)/g'
-	@echo "(the workbook's other commands -- make test, make bench -- run from its top folder: make -C .. help)"
+	@sed -n '/^#   make  /,/^#   make clean/s/^#   //p' $(COMMON_DIR)/step.mk | sed 's/PROGRAM/$(PROGRAM)/g' \
+	    $(if $(wildcard $(SOLUTION_SRC)),,| sed $(HELP_WITHOUT_SOLUTION))
+	@echo "(the workbook's other commands -- make test$(if $(wildcard $(SOLUTION_SRC)),$(comma) make bench) -- run from its top folder: make -C .. help)"
 
 print-program:
 	@echo $(PROGRAM)

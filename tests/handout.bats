@@ -111,6 +111,10 @@ leaked_answers() {
     refute_output --partial "make calibrate"
     refute_output --partial "SOLUTIONS=1"
     refute_output --partial "test-mutants"
+    run make -s -C "$dest/04-reduction-interleaved" help
+    assert_success
+    assert_line --partial "make grade            grade this step"
+    refute_output --partial "olution"
     # No build outputs, no results.
     run find "$dest" -name build -o -name results -o -name '*.o'
     assert_output ""

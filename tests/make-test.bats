@@ -72,7 +72,11 @@ ok 5 gpu runs last"
     rm "$W"/tests/*.bats
     test_long1 >"$W/tests/long1.bats"
     test_long2 >"$W/tests/long2.bats"
-    (exec env PATH="$(path_without parallel)" MEET="$BATS_TEST_TMPDIR/meet" setsid make -s -C "$W" test >/dev/null 2>&1 3>&-) &
+    # SIGINT as a terminal's Ctrl-C finds it, even where this suite was
+    # started in the background of a script, which ignores it (env restores it).
+    local default_int=()
+    env --default-signal=INT true 2>/dev/null && default_int=(--default-signal=INT)
+    (exec env "${default_int[@]}" PATH="$(path_without parallel)" MEET="$BATS_TEST_TMPDIR/meet" setsid make -s -C "$W" test >/dev/null 2>&1 3>&-) &
     local group=$! pid
     for _ in $(seq 300); do [ -s "$BATS_TEST_TMPDIR/meet/long1.pid" ] && [ -s "$BATS_TEST_TMPDIR/meet/long2.pid" ] && break; sleep 0.1; done
     [ -s "$BATS_TEST_TMPDIR/meet/long1.pid" ] && [ -s "$BATS_TEST_TMPDIR/meet/long2.pid" ] || fail "the two files did not start side by side"

@@ -15,10 +15,13 @@
 load helpers
 
 FIXTURE=$BATS_TEST_DIRNAME/fixtures/new-track
-STEP=09-tiled-transpose
+# The fixture's step is 09; it comes after the workbook's last step, whatever
+# that is (an instructor may have added a step 09 already).
+N=$(printf '%02d' $((10#$(awk -f "$WORKBOOK_DIR/common/tools/manifest.awk" "$WORKBOOK_DIR/steps.conf" | tail -n 1 | cut -c1-2) + 1)))
+STEP=$N-tiled-transpose
 
 setup_file() {
-    command -v nvcc >/dev/null || return 0
+    command -v nvcc >/dev/null && [ -d "$WORKBOOK_DIR/solutions" ] || return 0
     # A copy of the workbook, its builds included (so the shared harness is not rebuilt).
     W=$BATS_FILE_TMPDIR/wb
     mkdir -p "$W"
@@ -26,9 +29,9 @@ setup_file() {
         -cf - .) | tar -xf - -C "$W"
     # The four additions: the track's folder, the step, its solution, its entry.
     cp -r "$FIXTURE/common/tracks/transpose" "$W/common/tracks/"
-    cp -r "$FIXTURE/$STEP" "$W/"
-    cp -r "$FIXTURE/solutions/$STEP" "$W/solutions/"
-    cat "$FIXTURE/steps.conf" >>"$W/steps.conf"
+    cp -r "$FIXTURE/09-tiled-transpose" "$W/$STEP"
+    cp -r "$FIXTURE/solutions/09-tiled-transpose" "$W/solutions/$STEP"
+    sed "s/^09-tiled-transpose /$STEP /" "$FIXTURE/steps.conf" >>"$W/steps.conf"
     # What differs between the workbook and the copy, text files only (not
     # the builds, the programs or the results): the additions above.
     diff <(text_sums "$WORKBOOK_DIR") <(text_sums "$W") | awk '/^[<>]/ { print $3 }' | sort -u >"$BATS_FILE_TMPDIR/changed"
@@ -43,6 +46,7 @@ text_sums() {
 
 setup() {
     command -v nvcc >/dev/null || skip "no nvcc"
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): a new track's step is added beside them"
     one_architecture_without_gpu
     W=$BATS_FILE_TMPDIR/wb
 }
@@ -80,11 +84,11 @@ setup() {
 }
 
 @test "the grader grades the new step: every point for the solution (skipped without a GPU)" {
-    run "$W/grading/grade" --solutions --step 09 --results "$BATS_TEST_TMPDIR/grade"
+    run "$W/grading/grade" --solutions --step "$N" --results "$BATS_TEST_TMPDIR/grade"
     echo "$output" | tail -n 3 >&3
     assert_success
     assert [ -f "$BATS_TEST_TMPDIR/grade/tests/$STEP.bats" ]
-    assert_equal "$(grep -c '@test "09 correct with block' "$BATS_TEST_TMPDIR/grade/tests/$STEP.bats")" 3
+    assert_equal "$(grep -c "@test \"$N correct with block" "$BATS_TEST_TMPDIR/grade/tests/$STEP.bats")" 3
     if ! have_gpu; then
         assert_line --regexp "^$STEP +pass +skip "
         return
@@ -94,11 +98,11 @@ setup() {
 
 @test "the exercise as handed out is right but earns no speed point (GPU)" {
     have_gpu || skip "no GPU"
-    run "$W/grading/grade" --step 09 --results "$BATS_TEST_TMPDIR/grade"
+    run "$W/grading/grade" --step "$N" --results "$BATS_TEST_TMPDIR/grade"
     echo "$output" | tail -n 3 >&3
     assert_failure
     assert_line --regexp "^$STEP +pass +pass +[0-9.]+x / 1\.30x "
-    assert_verdict "$BATS_TEST_TMPDIR/grade/09/speed" test=speed result=fail thresholds=steps.conf
+    assert_verdict "$BATS_TEST_TMPDIR/grade/$N/speed" test=speed result=fail thresholds=steps.conf
 }
 
 @test "make bench times the new step against its track's ceiling (a log from a GPU without one)" {
@@ -115,14 +119,14 @@ setup() {
     fi
     assert_line --regexp '^transpose track, N = [0-9]+ '
     assert_line --regexp '^  device-to-device copy \[ceiling\] '
-    assert_line --regexp '^  09 .* \(block 32x32\) '
+    assert_line --regexp "^  $N .* \\(block 32x32\\) "
 }
 
 @test "make handout hands out the new track with its step, and the copy builds" {
     command -v git >/dev/null || skip "no git"
     # handout.sh copies what git tracks.
     git -C "$W" init -q && git -C "$W" add -A && git -C "$W" -c user.name=t -c user.email=t@t commit -qm wb
-    run make -C "$W" handout STEP=09 DEST="$BATS_TEST_TMPDIR/class"
+    run make -C "$W" handout STEP="$N" DEST="$BATS_TEST_TMPDIR/class"
     assert_success
     assert [ -f "$BATS_TEST_TMPDIR/class/common/tracks/transpose/transpose.cu" ]
     assert [ -f "$BATS_TEST_TMPDIR/class/$STEP/tiled_transpose.cu" ]

@@ -918,7 +918,7 @@ static void read_track_words(const track *t)
     track_fact(t, "size_symbol", track_words.size_symbol, sizeof track_words.size_symbol);
     track_fact(t, "ceiling", track_words.ceiling, sizeof track_words.ceiling);
     if (!track_words.name[0] || !track_words.size_symbol[0] || !track_words.ceiling[0])
-        die(EXIT_USAGE, "the track's TRACK_FACTS lack a name, size_symbol or ceiling (common/track-facts.awk)");
+        die(EXIT_USAGE, "the track's TRACK_FACTS lack a name, size_symbol or ceiling (common/tools/track-facts.awk)");
 }
 
 int step_main(int argc, char **argv, const track *t, track_call call, const step_spec *s)
