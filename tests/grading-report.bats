@@ -77,3 +77,19 @@ load grading-helpers
     assert_line --regexp '^08-cascaded +pass +pass +1\.80x / 1\.16x +- +- +fail +7/8$'
     refute_output --partial "no points for step(s)"
 }
+
+@test "the report says no GPU only where the grader's test marked it, never for a message a learner's code wrote" {
+    # 05's failed correctness test printed the words the grader uses for no GPU.
+    report_of points
+    sed -i 's/^#   n=65 block=64/#   no GPU, and REQUIRE_GPU=1: n=65 block=64/' "$results/bats-stream"
+    MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
+    assert_success
+    assert_line --regexp '^05-reduction-sequential +pass +fail +not timed +- +- +fail +3/8$'
+    refute_output --partial "no GPU"
+    assert [ ! -e "$results/no-gpu" ]
+    # The mark a test leaves where the program found no GPU (triage_exit).
+    : >"$results/05/no-gpu"
+    MANIFEST=$results/steps.conf run "$WORKBOOK_DIR/grading/report" "$results"
+    assert_line --regexp '^05-reduction-sequential +pass +no GPU '
+    assert_equal "$(cat "$results/no-gpu")" 05
+}
