@@ -704,16 +704,6 @@ grade_integrity() {
     case $status in
     0) record integrity pass ;;
     1) fail "$(printf '%s does more than define and launch its kernels:\n%s' "$(basename "$file")" "$output")" ;;
-    4)  # It did not compile for the check. Where the build compiled it, the
-        # file tells the two compiles apart (an #error behind __has_include of
-        # the build's object, say): a finding, as what it hides would be.
-        if [ "$(verdict_field "$(verdict_dir)/build" result)" = pass ]; then
-            fail "$(printf '%s compiles in the build but not for this check, which compiles it with the same flags: a file that tells the two apart hides what it does:\n%s' "$(basename "$file")" "$output")"
-        else
-            record integrity fail reason="not checked"
-            fail "$(printf 'not checked: it does not compile:\n%s' "$output")"
-        fi
-        ;;
     *) record integrity fail reason="not checked"; fail "$(printf 'not checked (exit %d):\n%s' "$status" "$output")" ;;
     esac
 }

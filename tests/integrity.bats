@@ -246,30 +246,3 @@ CODE
     SM=75 run "$copy/grading/integrity" --object "$object" "$copy/$step/reduction_interleaved.cu"
     assert_success
 }
-
-@test "integrity: a file that compiles in the build but not for the check is a finding, and voids its step" {
-    # An #error only the check's compile sees (the build's object is there
-    # by then): the check cannot read the file, and the grader takes that
-    # for what it is.
-    local step=04-reduction-interleaved copy=$BATS_TEST_TMPDIR/wb
-    mkdir -p "$copy"
-    (cd "$WORKBOOK_DIR" && tar -cf - --exclude='*/build' --exclude='*_solution' common grading steps.conf "$step") | tar -xf - -C "$copy"
-    rm -f "$copy/$step/reduction_interleaved"
-    cat >>"$copy/$step/reduction_interleaved.cu" <<'CODE'
-#if __has_include("build/reduction_interleaved.o")
-#error only the integrity check compiles this
-#endif
-CODE
-    SM=75 run "$copy/grading/integrity" "$copy/$step/reduction_interleaved.cu"
-    assert_success  # no object yet: the file compiles, and is clean
-    SM=75 make -s -C "$copy/$step" all >/dev/null
-    SM=75 run "$copy/grading/integrity" "$copy/$step/reduction_interleaved.cu"
-    assert_failure 4
-    assert_output --partial "error: #error only the integrity check compiles this"
-    # The grader: the build passes, the integrity test is a finding (no
-    # reason= in its verdict), and the step scores nothing.
-    GRADE_SANDBOX=none SM=75 run "$copy/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
-    assert_verdict "$BATS_TEST_TMPDIR/g/04/build" test=build result=pass
-    assert_verdict "$BATS_TEST_TMPDIR/g/04/integrity" test=integrity result=fail reason=
-    assert_line --regexp '^04-reduction-interleaved +pass .* 0/17$'
-}
