@@ -12,8 +12,8 @@
 //     (--records FILE);
 //   - the flow of a step (step_main): the learner's launches planned and
 //     audited (plan.h, audit.h); which kernels run, in which role; each
-//     checked at every size and block, then timed. A track (reduction.cu,
-//     matmul.cu) plugs its own inputs, reference and comparison into it
+//     checked at every size and block, then timed. A track (common/tracks/<name>/:
+//     its header and file) plugs its own inputs, reference and comparison into it
 //     through the hooks of `track`.
 //
 // A step's own main.cu holds the kernels it gives (the previous step's
