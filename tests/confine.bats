@@ -68,7 +68,9 @@ refute_secret_anywhere() {
     H=$BATS_TEST_TMPDIR/uploads
     mkdir -p "$H"
     mkfifo "$H/$PROGRAM.cu"  # uploaded without its folder, as Gradescope keeps them
-    grade_step --hand-in "$H"
+    # Refused before any build: in the sandbox where bubblewrap runs, and
+    # where it does not, without (a hand-in otherwise asks for bubblewrap).
+    GRADE_SANDBOX=auto grade_step --hand-in "$H"
     assert_failure 1
     assert_output --partial "grade: hand-in: $STEP_DIR/$PROGRAM.cu refused: $PROGRAM.cu is a FIFO"
     assert_output --partial "not built: your $PROGRAM.cu was refused"

@@ -57,7 +57,7 @@ setup() {
     # The gradebook has its column (no GPU here, or none lent to the class run: no points either way).
     mkdir -p "$BATS_TEST_TMPDIR/class/ann/09-scratch"
     cp "$W/solutions/09-scratch/cascaded.cu" "$BATS_TEST_TMPDIR/class/ann/09-scratch/"
-    run env CUDA_VISIBLE_DEVICES= "$W/grading/batch" --step 09 --out "$BATS_TEST_TMPDIR/batch" "$BATS_TEST_TMPDIR/class"
+    run env CUDA_VISIBLE_DEVICES= GRADE_SANDBOX=auto "$W/grading/batch" --step 09 --out "$BATS_TEST_TMPDIR/batch" "$BATS_TEST_TMPDIR/class"
     run head -n 1 "$BATS_TEST_TMPDIR/batch/gradebook.csv"
     assert_output "student,01,02,03,04,05,06,07,08,09,total,max,gpu,status"
 }
