@@ -23,7 +23,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))
 PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile explain clean harness micro-atomics handout $(STEPS)
+.PHONY: all help test test-all test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile explain clean harness micro-atomics handout $(STEPS)
 
 all: $(STEPS)
 
@@ -39,7 +39,8 @@ $(STEPS): harness
 # them are not listed.
 help:
 	@echo "make                 build every exercise$(if $(SOLVED), and every solution)"
-	@echo "make test            the workbook's own tests (needs bats; a GPU for the graded part)"
+	@echo "make test            the workbook's own tests, the quick ones (needs bats; a GPU for the graded part)"
+	@echo "make test-all        every test, the slow ones too, and the checks that plant mistakes (as CI runs it)"
 	@echo "make grade [EX=04]   grade your exercises ($(if $(SOLVED),SOLUTIONS=1: the reference solutions; )JUNIT=file)"
 	@echo "                     (in a step's folder, make grade grades that step; make help there lists the rest)"
 	@[ -z "$(SOLVED)" ] || echo "make bench           time every reference solution: the progression table, CSV and plot"
@@ -60,12 +61,38 @@ help:
 # The build uses every core, unless make was already given -j; then
 # tests/run runs the tests: side by side those that time nothing, then alone
 # those that grade with timings. Their TAP goes to results/tests.tap; the
-# last lines say what was skipped, and how long it all took.
+# last lines say what was skipped, what failed (each with its file), and how
+# long it all took.
+# make test is the quick one: without a GPU it builds (and its tests build
+# their copies) for one architecture, the oldest this nvcc builds, and the
+# tests that take minutes skip, saying so. make test-all builds for every
+# architecture and runs every test; then the guards' breaks
+# (tests/guards/run), the planted mistakes on a GPU (test-mutants) and the
+# older toolkits (test-toolkits, where apt-get, dpkg-deb and Debian's archive
+# keyring are; CI_TOOLKITS=0 leaves them out). .ci/run runs make test-all.
 CORES := $(shell nproc 2>/dev/null || echo 1)
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CORES))
+TEST_SM := $(if $(strip $(SM)),$(SM),$(firstword $(ARCHS)))
 test:
-	@start=$$(date +%s); \
-	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CORES)) all || exit; \
+	@start=$$(date +%s); export SM="$(TEST_SM)"; \
+	$(MAKE) $(BUILD_JOBS) all || exit; \
 	tests/run --since $$start
+
+test-all:
+	@start=$$(date +%s); \
+	$(MAKE) $(BUILD_JOBS) all || exit; \
+	tests/run --all --since $$start || exit; \
+	if [ -x tests/guards/run ]; then tests/guards/run || exit; fi; \
+	if [ -x tests/mutants/run ]; then tests/mutants/run; s=$$?; [ $$s = 0 ] || [ $$s = 77 ] || exit $$s; fi; \
+	if [ -x tests/explain/run ]; then tests/explain/run; s=$$?; [ $$s = 0 ] || [ $$s = 77 ] || exit $$s; fi; \
+	if [ "$${CI_TOOLKITS:-1}" = 0 ]; then \
+	    echo "make test-all: skipped: the older toolkits (CI_TOOLKITS=0)"; \
+	elif [ ! -f /usr/share/keyrings/debian-archive-keyring.gpg ] || ! command -v dpkg-deb >/dev/null; then \
+	    echo "make test-all: skipped: the older toolkits need apt-get, dpkg-deb and Debian's archive keyring (apt-get install debian-archive-keyring)"; \
+	else \
+	    tests/toolkits/run || exit; \
+	fi; \
+	echo "make test-all: passed, in $$(($$(date +%s) - start)) s"
 
 # The options, gathered first: make shows the command as one line.
 GRADE_OPTIONS = $(strip $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \

@@ -92,6 +92,7 @@ MAKEFILE
 }
 
 @test "batch replaces an --out folder that it made, run after run" {
+    slow_test "a class graded twice"
     students=$BATS_TEST_TMPDIR/class
     mkdir -p "$students/bob/04-reduction-interleaved"
     echo 'this is not CUDA' >"$students/bob/04-reduction-interleaved/reduction_interleaved.cu"

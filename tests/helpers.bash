@@ -33,12 +33,34 @@ have_gpu() {
     [ $? -ne 77 ]
 }
 
+# grade_jobs: steps graded at once: one per core, up to the eight steps (grade
+# --jobs times and profiles each alone all the same).
+grade_jobs() {
+    local cores
+    cores=$(nproc 2>/dev/null || echo 1)
+    echo $((cores < 8 ? cores : 8))
+}
+
 # A test that builds a copy of the workbook builds it, without a GPU, for one
 # architecture: the whole list a GPU-less build makes takes minutes, and one
 # shows as well that the copy builds. (Never in the workbook's own folders:
 # their build would be redone for other tests running beside this one.)
 one_architecture_without_gpu() {
     have_gpu || export SM=${SM:-75}
+}
+
+# slow_test [WHY]: a test of minutes, of something that rarely changes, is
+# left to make test-all (tests/run --all sets WORKBOOK_TEST_ALL=1), so that
+# make test stays quick; make test names it among the skipped.
+slow_test() {
+    [ "${WORKBOOK_TEST_ALL:-0}" = 1 ] || skip "slow${1:+ ($1)}: make test-all runs it"
+}
+
+# need_sandbox: a test of what the sandbox itself does skips, saying why,
+# where bubblewrap does not run (grading/confine --check); CI installs it.
+need_sandbox() {
+    "$WORKBOOK_DIR/grading/confine" --check >/dev/null 2>&1 ||
+        skip "no sandbox here: bubblewrap is not installed or cannot run (apt-get install bubblewrap)"
 }
 
 # path_without NAME...: a folder of links to every command on PATH but the

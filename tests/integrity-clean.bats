@@ -29,6 +29,7 @@ setup() {
 # An honest learner's file in another style than the solution's (tests/honest):
 # helpers, namespaces, cooperative groups, debugging aids. Every one is clean.
 @test "integrity: every honest variant in tests/honest is clean" {
+    slow_test "every honest variant compiled"
     [ -d "$WORKBOOK_DIR/tests/honest" ] || skip "no tests/honest/ here: a copy handed out to a class leaves the answers out"
     for file in "$WORKBOOK_DIR"/tests/honest/*.cu; do
         run "$WORKBOOK_DIR/grading/integrity" "$file"
@@ -40,6 +41,7 @@ setup() {
 # variant is clean against the object the build made too (check 6): nvcc's
 # own code (a __device__ function's host stand-in) is no difference.
 @test "integrity: every honest variant, built as a hand-in, is clean against its build's object" {
+    slow_test "every honest variant built and compiled"
     [ -d "$WORKBOOK_DIR/tests/honest" ] || skip "no tests/honest/ here: a copy handed out to a class leaves the answers out"
     local copy=$BATS_TEST_TMPDIR/wb file n dir program
     mkdir -p "$copy"

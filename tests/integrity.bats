@@ -217,6 +217,7 @@ CODE
 }
 
 @test "integrity: a file that tells its compiles apart is caught against the object the build made" {
+    slow_test "three copies built"
     # Host code that only a compile without a certain file beside it sees:
     # here the build compiles the file first, and that file appears after.
     local step=04-reduction-interleaved copy=$BATS_TEST_TMPDIR/wb object

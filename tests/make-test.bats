@@ -52,7 +52,7 @@ test_stops() { printf '@test "stops: one" { true; }\n@test "stops: two" { kill -
     run env PATH="$(path_without parallel)" MEET="$BATS_TEST_TMPDIR/meet" make -s -C "$W" test
     assert_success
     assert_line --regexp '^make test: 5 tests, 0 failed, 1 skipped, in [0-9]+ s$'
-    assert_line --regexp '^skipped: c skips in [0-9]+ms # skip for a reason$'
+    assert_line --regexp '^skipped: tests/c.bats: c skips in [0-9]+ms # skip for a reason$'
     # Each file under its name, whole, as it ends.
     assert_line --regexp '^== tests/c.bats: 2 tests, 0 failed, 1 skipped, in [0-9]+ s$'
     # One TAP stream: the plan, then the files in order, numbered on.
@@ -117,13 +117,14 @@ test_probe() { printf 'bats_load_library probe\n@test "the library of the packed
     run env PATH="$(path_without parallel)" make -s -C "$W" test
     assert_failure
     assert_line --regexp '^make test: 2 tests, 1 failed, 0 skipped, in [0-9]+ s$'
-    assert_line --regexp '^failed: not ok 2 fails fails'
+    # The failed test with its file, last but the count.
+    assert_equal "$(grep -B1 '^make test: [0-9]* tests' <<<"$output" | head -n 1 | sed 's/ in [0-9]*ms$//')" "failed: tests/fails.bats: not ok 2 fails fails"
     # A file whose bats dies before its last test: a failed test that says so.
     rm "$W/tests/fails.bats"
     test_stops >"$W/tests/stops.bats"
     run env PATH="$(path_without parallel)" make -s -C "$W" test
     assert_failure
-    assert_line --regexp '^failed: not ok [0-9]+ tests/stops.bats stopped after [0-9] of its 3 tests \(bats exited 1\)$'
+    assert_line --regexp '^failed: tests/stops.bats: not ok [0-9]+ tests/stops.bats stopped after [0-9] of its 3 tests \(bats exited 1\)$'
     # No test at all is no result.
     rm "$W"/tests/*.bats
     test_empty >"$W/tests/empty.bats"
@@ -131,4 +132,24 @@ test_probe() { printf 'bats_load_library probe\n@test "the library of the packed
     assert_failure
     assert_line --regexp '^make test: 0 tests, 0 failed, 0 skipped, in [0-9]+ s$'
     assert_output --partial "no test ran"
+}
+
+# A slow test (slow_test, tests/helpers.bash) skips under make test and runs
+# under make test-all, which says so in its count.
+test_slow() { printf 'load %s/tests/helpers.bash\n@test "slow one" { slow_test "a minute"; echo ran >"$MEET/slow.ran"; }\n' "$WORKBOOK_DIR"; }
+
+@test "make test leaves the slow tests to make test-all, and names each it skipped" {
+    fake_workbook slow
+    mkdir -p "$BATS_TEST_TMPDIR/meet"
+    local path
+    path=$(path_without parallel)
+    run env PATH="$path" MEET="$BATS_TEST_TMPDIR/meet" make -s -C "$W" test
+    assert_success
+    assert_line --regexp '^skipped: tests/slow.bats: slow one in [0-9]+ms # skip slow \(a minute\): make test-all runs it$'
+    assert_line --regexp '^make test: 1 tests, 0 failed, 1 skipped, in [0-9]+ s$'
+    [ ! -e "$BATS_TEST_TMPDIR/meet/slow.ran" ] || fail "make test ran the slow test"
+    run env PATH="$path" MEET="$BATS_TEST_TMPDIR/meet" "$W/tests/run" --all
+    assert_success
+    assert_line --regexp '^make test-all: 1 tests, 0 failed, 0 skipped, in [0-9]+ s$'
+    [ -e "$BATS_TEST_TMPDIR/meet/slow.ran" ] || fail "tests/run --all did not run the slow test"
 }

@@ -7,6 +7,7 @@
 load helpers
 
 setup() {
+    slow_test "a copy built and graded"
     [ -d "$WORKBOOK_DIR/solutions/08-cascaded" ] || skip "no solutions/08-cascaded in this copy"
     command -v nvcc >/dev/null || skip "no nvcc"
     one_architecture_without_gpu

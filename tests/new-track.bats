@@ -84,6 +84,7 @@ setup() {
 }
 
 @test "the grader grades the new step: every point for the solution (skipped without a GPU)" {
+    slow_test "the new step graded"
     run "$W/grading/grade" --solutions --step "$N" --results "$BATS_TEST_TMPDIR/grade"
     echo "$output" | tail -n 3 >&3
     assert_success
@@ -97,6 +98,7 @@ setup() {
 }
 
 @test "the exercise as handed out is right but earns no speed point (GPU)" {
+    slow_test "the new step graded"
     have_gpu || skip "no GPU"
     run "$W/grading/grade" --step "$N" --results "$BATS_TEST_TMPDIR/grade"
     echo "$output" | tail -n 3 >&3
@@ -123,6 +125,7 @@ setup() {
 }
 
 @test "make handout hands out the new track with its step, and the copy builds" {
+    slow_test "a handout built"
     command -v git >/dev/null || skip "no git"
     # handout.sh copies what git tracks.
     git -C "$W" init -q && git -C "$W" add -A && git -C "$W" -c user.name=t -c user.email=t@t commit -qm wb

@@ -81,6 +81,7 @@ bad_options=(
 }
 
 @test "every source compiles without a warning" {
+    slow_test "every source compiled again, one at a time"
     # Each file on its own, for one architecture, into a scratch folder: the
     # build folders are left alone.
     local nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
