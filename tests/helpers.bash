@@ -56,13 +56,6 @@ slow_test() {
     [ "${WORKBOOK_TEST_ALL:-0}" = 1 ] || skip "slow${1:+ ($1)}: make test-all runs it"
 }
 
-# need_sandbox: a test of what the sandbox itself does skips, saying why,
-# where bubblewrap does not run (grading/confine --check); CI installs it.
-need_sandbox() {
-    "$WORKBOOK_DIR/grading/confine" --check >/dev/null 2>&1 ||
-        skip "no sandbox here: bubblewrap is not installed or cannot run (apt-get install bubblewrap)"
-}
-
 # path_without NAME...: a folder of links to every command on PATH but the
 # NAMEs (the first of each name, as PATH finds it), for a PATH that lacks them.
 # (One ln for them all: a process per command would take seconds.)
