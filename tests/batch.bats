@@ -40,6 +40,7 @@ done
 cat >"$out" <<'PROGRAM'
 #!/usr/bin/env bash
 student=$(basename "$(cd "$(dirname "$0")/.." && pwd)")
+student=${student#*-}  # the copy is <place>-<name>
 seconds=${FAKE_SECONDS:-0}
 [ "$student" = "${FAKE_SLOW:-}" ] && seconds=$(awk -v s="$seconds" 'BEGIN { print 4 * s }')
 echo $$ >>"$FAKE_RUNS.pids"
