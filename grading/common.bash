@@ -213,3 +213,17 @@ why_refused() {
         echo "$(($(stat -c %s "$1") / 1024)) KB, over the limit of $max_kb KB (GRADE_HAND_IN_KB)"
     fi
 }
+
+# without_bats_internals: bats' stream (bats -T --formatter) without what bats
+# says of its own machinery after a failed test -- where the failure came
+# from ("# (from function `fail' in file ...", "#  in test file ...") and
+# the test's line ("#   `@test ...' failed") -- which tells a learner
+# nothing: the result files hold the test's own message only. Only the lines
+# right after a "not ok" line, before the test's message, are dropped, so
+# that no line of a message (a compiler's, a program's) is taken for them.
+without_bats_internals() {
+    awk '
+    /^not ok [0-9]+ / { trace = 1; print; next }
+    trace && (/^# \((from function|in test file) / || /^#  (from function|in test file) / || /^#   `.*'"'"' failed( with status [0-9]+)?$/) { next }
+    { trace = 0; print }'
+}

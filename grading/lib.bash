@@ -14,7 +14,9 @@
 # host code runs in its planner, which can open no file (common/core/plan.h); what
 # the program prints is for people, and a record-shaped line printed there --
 # by a kernel's printf, say -- changes nothing. A program that finds no GPU
-# (exit 77) makes its test skip with the program's own reason, or fail when REQUIRE_GPU=1.
+# (exit 77) makes its test skip with the program's own reason, or fail when
+# REQUIRE_GPU=1, and leaves the mark that makes the step "not graded" (no-gpu,
+# read by grading/report).
 # Each test leaves its verdict in $GRADE_RESULTS/<step number>/<test>: one
 # record (record, below; read by name, verdict_field in common.bash), which
 # `grading/report` reads for its summary.
@@ -150,7 +152,8 @@ grade_build() {
 # or whose program already hung once, fails at once, naming the reason: a
 # hang costs one timeout, not one per test.
 require_build() {
-    [ "$(verdict_field "$(verdict_dir)/build" result)" = fail ] && { fail "not run: $STEP does not build"; return; }
+    # The compiler's message is the build test's, once: here one line.
+    [ "$(verdict_field "$(verdict_dir)/build" result)" = fail ] && { fail "not run (the build failed)"; return; }
     # The integrity test runs first: its host code may start processes, take
     # memory or write files, and a file that does more than define and launch
     # its kernels scores nothing anyway.
@@ -217,11 +220,12 @@ triage_exit() {
     case "$status" in
     0 | 1) return 0 ;;
     77)
+        # The step could not be graded here: the report reads this mark,
+        # never the text of a message, which the learner's code may write,
+        # and gives the step no points (a skip or not).
+        mkdir -p "$(verdict_dir)" && : >"$(verdict_dir)/no-gpu"
         [ "${REQUIRE_GPU:-0}" = 1 ] || record "$1" skip
         if [ "${REQUIRE_GPU:-0}" = 1 ]; then
-            # The report reads this mark, never the text of a message, which
-            # the learner's code may write.
-            mkdir -p "$(verdict_dir)" && : >"$(verdict_dir)/no-gpu"
             fail "no GPU, and REQUIRE_GPU=1: $output" || return
         fi
         skip "$(tail -n 1 <<<"$output")"
@@ -695,6 +699,9 @@ grade_integrity() {
         { fail "not checked: $(cat "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED")"; return; }
     why=$(why_refused "$file")
     [ -z "$why" ] || { fail "not checked: $(basename "$file") is $why"; return; }
+    # A file that does not build is never run, and the build test quotes
+    # the compiler once: the check's own compile would say it again.
+    [ "$(verdict_field "$(verdict_dir)/build" result)" != fail ] || { fail "not checked (the build failed)"; return; }
     # It compiles the file: confined and bounded as a build is.
     GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY"  # it writes only in its /tmp
     # Against the object the build made too: what is linked is what is checked.

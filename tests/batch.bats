@@ -40,6 +40,7 @@ done
 cat >"$out" <<'PROGRAM'
 #!/usr/bin/env bash
 student=$(basename "$(cd "$(dirname "$0")/.." && pwd)")
+student=${student#*-}  # the copy is <place>-<name>
 seconds=${FAKE_SECONDS:-0}
 [ "$student" = "${FAKE_SLOW:-}" ] && seconds=$(awk -v s="$seconds" 'BEGIN { print 4 * s }')
 echo $$ >>"$FAKE_RUNS.pids"
@@ -151,7 +152,7 @@ overlapping() {
     run cut -d, -f1 "$BATS_TEST_TMPDIR/out/gradebook.csv"
     assert_output "$(printf 'student\n"a-slow"\n"b"\n"c"\n"d"\n"e"')"
     run cut -d, -f5- "$BATS_TEST_TMPDIR/out/gradebook.csv"
-    assert_output "$(printf 'gpu,status\n'; for s in 1 2 3 4 5; do echo '"","no GPU"'; done)"
+    assert_output "$(printf 'gpu,status\n'; for s in 1 2 3 4 5; do echo '"","no GPU: not graded"'; done)"
     for s in a-slow b c d e; do
         assert [ -f "$BATS_TEST_TMPDIR/out/$s/junit.xml" ]
         assert [ -f "$BATS_TEST_TMPDIR/out/$s/records/tests.tsv" ]
@@ -159,31 +160,37 @@ overlapping() {
     assert [ ! -e "$BATS_TEST_TMPDIR/out/.work" ]
 }
 
-@test "batch takes its GPUs from --gpus, else CUDA_VISIBLE_DEVICES, and grades one at a time where there are none" {
+@test "batch takes its GPUs from --gpus, else CUDA_VISIBLE_DEVICES; with none there, it grades no one and says so at once" {
     class alice bob
     FAKE_SECONDS=0.05
-    run --separate-stderr env CUDA_VISIBLE_DEVICES=3,5 PATH="$FAKE_BIN:$PATH" \
+    run --separate-stderr env CUDA_VISIBLE_DEVICES=1,0 PATH="$FAKE_BIN:$PATH" \
         "$W/grading/batch" --jobs 2 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
     assert_equal "$status" 1
-    assert_equal "$(spans | cut -d' ' -f2 | sort | paste -sd' ')" "3 5"
+    assert_equal "$(spans | cut -d' ' -f2 | sort | paste -sd' ')" "0 1"
     rm -f "$FAKE_RUNS"
-    # More jobs than the GPUs named: one at a time on GPU 7.
-    run --separate-stderr env CUDA_VISIBLE_DEVICES=3,5 PATH="$FAKE_BIN:$PATH" \
-        "$W/grading/batch" --jobs 2 --gpus 7 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
+    # More jobs than the GPUs named: one at a time on GPU 1.
+    run --separate-stderr env CUDA_VISIBLE_DEVICES=1,0 PATH="$FAKE_BIN:$PATH" \
+        "$W/grading/batch" --jobs 2 --gpus 1 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
     assert_equal "$status" 1
     [[ $stderr == *"batch: --jobs 2, but --gpus gives 1 GPU(s): grading 1 student(s) at a time, one per GPU"* ]] || fail "$stderr"
-    assert_equal "$(spans | cut -d' ' -f2 | paste -sd' ')" "7 7"
+    assert_equal "$(spans | cut -d' ' -f2 | paste -sd' ')" "1 1"
     run overlapping
     assert_output ""
     rm -f "$FAKE_RUNS"
-    # No GPU at all: one at a time, without a GPU of its own, as without --jobs.
-    run --separate-stderr env CUDA_VISIBLE_DEVICES= PATH="$FAKE_BIN:$PATH" \
-        "$W/grading/batch" --jobs 2 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
-    assert_equal "$status" 1
-    [[ $stderr == *"batch: CUDA_VISIBLE_DEVICES lists no GPU: grading one student at a time"* ]] || fail "$stderr"
-    assert_equal "$(spans | cut -d' ' -f2 | paste -sd' ')" "empty empty"
-    run overlapping
-    assert_output ""
+    # No GPU at all (none that CUDA_VISIBLE_DEVICES allows, or an index past
+    # the two there are): no one is graded, nothing is built, and batch says
+    # so in one line and fails, at once.
+    rm -rf "$BATS_TEST_TMPDIR/out"
+    for visible in "" 2 -1; do
+        run --separate-stderr env CUDA_VISIBLE_DEVICES="$visible" PATH="$FAKE_BIN:$PATH" \
+            "$W/grading/batch" --jobs 2 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
+        assert_equal "$status" 1
+        [ "${#stderr_lines[@]}" -eq 1 ] || fail "CUDA_VISIBLE_DEVICES=$visible: $stderr"
+        [[ $stderr == "batch: NO GPU: no usable CUDA device here (CUDA_VISIBLE_DEVICES='$visible' "*"), so none of the 2 student(s) can be graded; nothing was built or written."* ]] ||
+            fail "CUDA_VISIBLE_DEVICES=$visible: $stderr"
+        assert [ ! -e "$FAKE_RUNS" ]
+        assert [ ! -e "$BATS_TEST_TMPDIR/out" ]
+    done
 }
 
 @test "batch stopped (SIGTERM) ends the gradings under way, keeps the rows of those done, exits 143" {
@@ -372,7 +379,7 @@ SCRIPT
     [ "${#lines[@]}" -ge 1 ] || fail "no two students were graded at the same time: $(spans)"
     # The gradebook is whole, in the class's order.
     run cut -d, -f1,6 "$BATS_TEST_TMPDIR/out/gradebook.csv"
-    assert_output "$(printf 'student,status\n"alice","no GPU"\n"bob","no GPU"\n"carol","no GPU"\n"dave","no GPU"')"
+    assert_output "$(printf 'student,status\n"alice","no GPU: not graded"\n"bob","no GPU: not graded"\n"carol","no GPU: not graded"\n"dave","no GPU: not graded"')"
 }
 
 @test "batch takes a student's files as regular files only: a symbolic link is refused, their row says so, and nothing of its target shows" {
@@ -381,10 +388,10 @@ SCRIPT
     mkdir -p "$(dirname "$secret")"
     echo TOP-SECRET-INSTRUCTOR-KEY-12345 >"$secret"
     ln -sf "$secret" "$CLASS/bob/04-reduction-interleaved/reduction_interleaved.cu"
-    run --separate-stderr env -u CUDA_VISIBLE_DEVICES "$W/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
+    run --separate-stderr env -u CUDA_VISIBLE_DEVICES PATH="$FAKE_BIN:$PATH" "$W/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
     run grep -E '^"(alice|bob)",' "$BATS_TEST_TMPDIR/out/gradebook.csv"
-    assert_line --regexp '^"alice",.*,"no GPU"$'
-    assert_line --regexp '^"bob",.*,"no GPU, hand-in refused: 04-reduction-interleaved/reduction_interleaved.cu"$'
+    assert_line --regexp '^"alice",.*,"no GPU: not graded"$'
+    assert_line --regexp '^"bob",.*,"no GPU: not graded, hand-in refused: 04-reduction-interleaved/reduction_interleaved.cu"$'
     run grep -F "is a symbolic link" "$BATS_TEST_TMPDIR/out/bob/hand-in.txt" "$BATS_TEST_TMPDIR/out/bob/grade.log"
     assert_success
     run grep -rl TOP-SECRET "$BATS_TEST_TMPDIR/out"

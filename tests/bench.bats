@@ -3,6 +3,7 @@
 # (tests/fixtures/bench-h100.log): the table, the CSV, the plot (where gnuplot
 # is installed), and the figures written into the READMEs.
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
@@ -100,4 +101,25 @@ fake_bench_workbook() {
     assert_output --partial "holds no timed kernel"
     cmp "$WORKBOOK_DIR/README.md" "$copy/README.md"
     cmp "$WORKBOOK_DIR/05-reduction-sequential/README.md" "$copy/05-reduction-sequential/README.md"
+}
+
+@test "without a GPU, make bench and make calibrate say so in one line at once, and build nothing" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: make bench and calibrate have nothing to time (tests/handout.bats)"
+    W=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$W"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude=./common/build \
+        --exclude=./common/micro/build --exclude='./.tools' -cf - .) | tar -xf - -C "$W"
+    local target started
+    for target in bench calibrate; do
+        started=$SECONDS
+        # CUDA_VISIBLE_DEVICES= hides any GPU this machine has.
+        run --separate-stderr timeout 20 env CUDA_VISIBLE_DEVICES= make -s -C "$W" "$target"
+        [ $((SECONDS - started)) -lt 10 ] || fail "make $target took $((SECONDS - started)) s to say there is no GPU"
+        assert_equal "$status" 2  # the 77 of a skip, as make passes on a failed command
+        assert_equal "$output" ""
+        assert_equal "${stderr_lines[0]}" "make $target: skipped: no usable CUDA device (CUDA_VISIBLE_DEVICES='' hides every GPU); nothing was built"
+        run find "$W" -name build -type d
+        assert_output ""
+        assert [ ! -e "$W/results/bench-new.log" ]
+    done
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # grading/batch: a class graded at once, each student in a pristine copy of
 # the workbook, into one gradebook; and the --out folder it writes, which may
-# never overlap what it grades nor replace what it did not write. Without a GPU
-# (tests/batch.bats: batch --jobs and --gpus).
+# never overlap what it grades nor replace what it did not write; without a
+# GPU, a refusal at once. Without a GPU (tests/batch.bats: batch --jobs and
+# --gpus).
 
 load grading-helpers
 
@@ -64,31 +65,59 @@ MAKEFILE
     mkdir -p "$students/$bob/04-reduction-interleaved"
     echo 'this is not CUDA' >"$students/$bob/04-reduction-interleaved/reduction_interleaved.cu"
     one_architecture_without_gpu  # the students' copies are built
-    # --step 4 stands for 04.
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 4 --out "$BATS_TEST_TMPDIR/out" "$students"
+    # --step 4 stands for 04. The launcher (env) stands for one that would
+    # give each student a GPU, so batch asks this machine for none, and each
+    # grading finds that it has none (CUDA_VISIBLE_DEVICES=, on any machine).
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --launcher env --step 4 --out "$BATS_TEST_TMPDIR/out" "$students"
     # No GPU here: nobody is graded, and the run says so first and fails.
     assert_failure 1
     assert [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
     [[ $output == *"batch: NO GPU: 2 of 2 students could not be graded"*"gradebook: "* ]] || fail "no NO GPU summary before the gradebook: $output"
     run cat "$BATS_TEST_TMPDIR/out/gradebook.csv"
     # A column per step of this copy (01 to 08, fewer in a copy handed out), and
-    # no points at all: the build point alone would pass for a grade.
-    local dir header=student empty=,,,
+    # 0 points in the step graded and in total: the build point alone would
+    # pass for a grade.
+    local dir header=student zeros=""
     for dir in "${STEP_DIRS[@]}"; do
         dir=$(basename "$dir")
         header+=",${dir%%-*}"
-        empty+=,
+        [ "${dir%%-*}" = 04 ] && zeros+=,0 || zeros+=,
     done
     assert_line --index 0 "$header,total,max,gpu,status"
-    assert_line --index 1 "\"alice\"$empty\"\",\"no GPU\""
-    assert_line --index 2 "\"bob \"\"the builder\"\", jr\"$empty\"\",\"no GPU\""
+    assert_line --index 1 "\"alice\"$zeros,0,17,\"\",\"no GPU: not graded\""
+    assert_line --index 2 "\"bob \"\"the builder\"\", jr\"$zeros,0,17,\"\",\"no GPU: not graded\""
     if command -v python3 >/dev/null; then
         python3 -c 'import csv, sys; rows = list(csv.reader(open(sys.argv[1]))); assert [len(r) for r in rows] == [int(sys.argv[3])] * 3, rows; assert rows[2][0] == sys.argv[2], rows' \
             "$BATS_TEST_TMPDIR/out/gradebook.csv" "$bob" $(( ${#STEP_DIRS[@]} + 5 ))
     fi
-    assert [ -f "$BATS_TEST_TMPDIR/out/alice/results.json" ]
+    # alice's result files: no point, no test passed.
+    local a=$BATS_TEST_TMPDIR/out/alice
+    assert_no_gpu_results "$a/results.json" "$a/classroom.json" "$a/junit.xml" 13
+    # bob's build failed: that shows as a failure, with the compiler's message, still at 0 points.
     assert [ -f "$BATS_TEST_TMPDIR/out/$bob/junit.xml" ]
-    grep -q "does not build" "$BATS_TEST_TMPDIR/out/$bob/grade.log"
+    grep -q "does not build" "$BATS_TEST_TMPDIR/out/$bob/grade.log" || fail "$(cat "$BATS_TEST_TMPDIR/out/$bob/grade.log")"
+    grep -q '"score": 0,' "$BATS_TEST_TMPDIR/out/$bob/results.json"
+}
+
+@test "batch without a GPU says so in one line at once, builds nothing, writes nothing, and exits 1" {
+    students=$BATS_TEST_TMPDIR/class
+    hand_in_04 alice
+    hand_in_04 bob
+    local started=$SECONDS
+    # CUDA_VISIBLE_DEVICES= hides any GPU this machine has.
+    run --separate-stderr env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" "$students"
+    assert_failure 1
+    assert_equal "$stderr" "batch: NO GPU: no usable CUDA device here (CUDA_VISIBLE_DEVICES='' hides every GPU), so none of the 2 student(s) can be graded; nothing was built or written. Run batch where a GPU is (e.g. --launcher \"srun --gres=gpu:1\")."
+    assert_output ""
+    assert [ ! -e "$BATS_TEST_TMPDIR/out" ]
+    [ $((SECONDS - started)) -lt 10 ] || fail "batch took $((SECONDS - started)) s to say there is no GPU"
+    # Where this machine has no driver at all, --gpus names a GPU in vain.
+    if ! command -v nvidia-smi >/dev/null && ! ls /dev/nvidia[0-9]* /dev/dxg >/dev/null 2>&1; then
+        run --separate-stderr env -u CUDA_VISIBLE_DEVICES "$WORKBOOK_DIR/grading/batch" --gpus 0 --step 04 --out "$BATS_TEST_TMPDIR/out" "$students"
+        assert_failure 1
+        [[ $stderr == "batch: NO GPU: no usable CUDA device here ("*"), so none of the 2 student(s) can be graded;"* ]] || fail "$stderr"
+        assert [ ! -e "$BATS_TEST_TMPDIR/out" ]
+    fi
 }
 
 @test "batch replaces an --out folder that it made, run after run" {
@@ -99,16 +128,15 @@ MAKEFILE
     hand_in_04 alice
     one_architecture_without_gpu
     # bob first (his build fails: what his grading says is no matter here) ...
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" --list <(echo "$students/bob")
+    # (env: a launcher, so that batch grades without asking this machine for a GPU.)
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --launcher env --step 04 --out "$BATS_TEST_TMPDIR/out" --list <(echo "$students/bob")
     assert [ -d "$BATS_TEST_TMPDIR/out/bob" ]
     grep -q '^"bob",' "$BATS_TEST_TMPDIR/out/gradebook.csv"
     # ... then alice, into the same folder: it is batch's own, so it is taken,
     # and its gradebook replaced (each student's report is replaced as they are graded).
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" --list <(echo "$students/alice")
+    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/batch" --launcher env --step 04 --out "$BATS_TEST_TMPDIR/out" --list <(echo "$students/alice")
     assert_failure 1
-    local dir empty=,,,
-    for dir in "${STEP_DIRS[@]}"; do empty+=,; done
-    assert_line "\"alice\"$empty\"\",\"no GPU\""
+    assert_line --regexp '^"alice",.*,0,17,"","no GPU: not graded"$'
     run cat "$BATS_TEST_TMPDIR/out/gradebook.csv"
     refute_output --partial bob
 }

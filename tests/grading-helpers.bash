@@ -143,3 +143,35 @@ fake_calibration_workbook() {
     export FAKE_RUN=$BATS_TEST_TMPDIR/run-count
     rm -f "$FAKE_RUN"
 }
+
+# assert_no_gpu_results GRADESCOPE CLASSROOM JUNIT TESTS: the result files of
+# a run that had no GPU give no point and pass no test: Gradescope's total and
+# every test's score 0, none "passed", its output saying "no GPU: not graded";
+# Classroom's status "error" (neither pass nor fail), no test "pass", every
+# score 0; JUnit's TESTS testcases each skipped or failed, none passed.
+assert_no_gpu_results() {
+    command -v python3 >/dev/null || skip "python3 reads the result files here as Gradescope, Classroom and a JUnit reader would"
+    python3 - "$@" <<'PY' || fail "a result file of a run without a GPU gives a point or passes a test"
+import json, sys, xml.etree.ElementTree as ET
+gs_file, cr_file, junit_file, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+gs = json.load(open(gs_file))
+assert gs["score"] == 0, gs
+assert gs["output"].startswith("no GPU: not graded"), gs["output"]
+assert len(gs["tests"]) == n, len(gs["tests"])
+for t in gs["tests"]:
+    assert t["score"] == 0 and t.get("status") != "passed", t
+    assert t.get("status") == "failed" or t["output"].startswith("no GPU: not graded"), t
+cr = json.load(open(cr_file))
+assert cr["status"] == "error", cr["status"]
+assert len(cr["tests"]) == n, len(cr["tests"])
+for t in cr["tests"]:
+    assert t["score"] == 0 and t["status"] in ("error", "fail"), t
+    assert t["status"] == "fail" or t["message"].startswith("no GPU: not graded"), t
+cases = ET.parse(junit_file).getroot().iter("testcase")
+count = 0
+for case in cases:
+    count += 1
+    assert case.find("skipped") is not None or case.find("failure") is not None, ET.tostring(case)
+assert count == n, count
+PY
+}

@@ -79,6 +79,41 @@ assert suite.get("failures") == "7", suite.attrib
 PY
 }
 
+@test "bats' own lines after a failure -- where it came from, the test's line -- reach no result file; the message does, whole" {
+    # A stream as bats writes it: its stack lines first, then the test's message,
+    # one line of which reads like them (a learner's program may print anything).
+    cat >"$R/bats-stream.in" <<'STREAM'
+1..2
+suite /x/grading/04-reduction-interleaved.bats
+begin 1 04 builds
+not ok 1 04 builds in 5ms
+# (from function `grade_build' in file grading/lib.bash, line 142,
+#  in test file /x/grading/04-reduction-interleaved.bats, line 9)
+#   `@test "04 builds" { grade_build; }' failed
+# 04-reduction-interleaved does not build (make all, exit 2):
+# reduction_interleaved.cu(12): error: expected a ";"
+begin 2 04 correct with block 32
+not ok 2 04 correct with block 32 in 5ms
+# (in test file /x/grading/04-reduction-interleaved.bats, line 11)
+#   `@test "04 correct with block 32" { grade_check 32; }' failed with status 2
+# not run (the build failed)
+#  in test file my.cu, line 3 (the learner's own words)
+STREAM
+    report_all
+    run grep -E 'from function|in test file /x|@test ' "$R/bats-stream" "$R/tests.tsv" "$R/gs.json" "$R/cr.json" "$R/junit.xml"
+    assert_failure 1
+    python3 - "$R" <<'PY'
+import json, sys
+r = sys.argv[1]
+gs = json.load(open(r + "/gs.json"))
+assert [t["output"] for t in gs["tests"]] == [
+    'failed: 04-reduction-interleaved does not build (make all, exit 2):\nreduction_interleaved.cu(12): error: expected a ";"',
+    "failed: not run (the build failed)\n in test file my.cu, line 3 (the learner's own words)"], gs["tests"]
+PY
+    # bats' own stream, whole, for whoever debugs the grader.
+    grep -q "from function \`grade_build'" "$R/bats-stream.raw"
+}
+
 # is_valid_everywhere: tests.tsv is UTF-8, the two JSON files load, the
 # JUnit XML parses; prints the failed tests' messages from results.json.
 is_valid_everywhere() {
@@ -129,4 +164,42 @@ PY
     run is_valid_everywhere
     assert_success
     assert_output --partial $'"caf\uFFFD ^A"'
+}
+
+@test "a missing ; is reported once, with the compiler's message; the step's other tests say 'not run (the build failed)' in one line; no bats internals reach a result file" {
+    R=$BATS_TEST_TMPDIR/g
+    W=$BATS_TEST_TMPDIR/w
+    mkdir -p "$W"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./.tools' \
+        --exclude='./solutions' -cf - .) | tar -xf - -C "$W"
+    export MANIFEST=$W/steps.conf
+    local step
+    step=$(basename "${STEP_DIRS[0]}")  # the first of this copy's steps
+    printf 'int missing_semicolon() { return 1 }\n' >>"$W/$step/$(step_field "$step" program).cu"
+    one_architecture_without_gpu
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step "${step%%-*}" --results "$R" \
+        --junit "$R/junit.xml" --gradescope "$R/gs.json" --classroom "$R/cr.json"
+    assert_failure 1
+    assert_line --regexp "^$step +fail "
+    # What people see, and every result file: not one line of bats' own.
+    local internals='from function|in test file|@test |^#   `'
+    refute_output --regexp "$internals"
+    run grep -E "$internals" "$R/gs.json" "$R/cr.json" "$R/junit.xml"
+    assert_failure 1
+    # The compiler's message in the build test, once; each other test one line.
+    python3 - "$R" <<'PY'
+import json, sys
+r = sys.argv[1]
+gs = json.load(open(r + "/gs.json"))
+tests = gs["tests"]
+assert len(tests) > 5, tests
+assert [t["name"] for t in tests if "expected a \";\"" in t["output"]] == [tests[0]["name"]], tests
+assert tests[0]["name"].endswith(" builds") and tests[0]["status"] == "failed", tests[0]
+for t in tests[1:]:
+    assert t["status"] == "failed" and t["score"] == 0, t
+    assert t["output"] in ("failed: not run (the build failed)", "failed: not checked (the build failed)"), t
+cr = json.load(open(r + "/cr.json"))
+assert cr["status"] == "fail", cr["status"]
+assert sum("expected a \";\"" in t["message"] for t in cr["tests"]) == 1, cr
+PY
 }

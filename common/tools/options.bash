@@ -80,6 +80,54 @@ skip_without_gpu() {
     exit 77
 }
 
+# no_usable_gpu: true, with the reason on one line, where it is certain that
+# no CUDA device can be used here -- known in a moment, before a build that
+# takes minutes, and without one: CUDA_VISIBLE_DEVICES hides every GPU (it is
+# empty, or its first entry is -1 or Slurm's NoDevFiles, or an index past
+# those nvidia-smi lists, which CUDA reads as none); nvidia-smi fails (no
+# driver that answers) or lists no GPU; or there is no nvidia-smi and no
+# driver's device file (/dev/nvidia0, or WSL's /dev/dxg). Wherever it cannot
+# tell (a UUID in CUDA_VISIBLE_DEVICES, a driver without nvidia-smi), it
+# fails: a program's own check (exit 77, as skip_without_gpu reads it)
+# decides then, so that no GPU is refused on a guess. Used by grading/batch
+# and by make bench and make calibrate, before they build.
+no_usable_gpu() {
+    local first="" listed count
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+        first=${CUDA_VISIBLE_DEVICES%%,*}
+        first=${first// /}
+        case $first in
+        '' | -* | NoDevFiles) echo "CUDA_VISIBLE_DEVICES='$CUDA_VISIBLE_DEVICES' hides every GPU"; return 0 ;;
+        esac
+    fi
+    if ! command -v nvidia-smi >/dev/null; then
+        ls /dev/nvidia[0-9]* /dev/dxg >/dev/null 2>&1 && return 1
+        echo "no NVIDIA driver here: no nvidia-smi, no /dev/nvidia0"
+        return 0
+    fi
+    if ! listed=$(timeout 30 nvidia-smi -L 2>&1); then
+        echo "nvidia-smi -L fails: $(head -n 1 <<<"$listed")"
+        return 0
+    fi
+    count=$(grep -c '^GPU [0-9]' <<<"$listed")
+    [ "$count" -gt 0 ] || { echo "nvidia-smi lists no GPU"; return 0; }
+    if [[ $first =~ ^[0-9]+$ ]] && [ "$first" -ge "$count" ]; then
+        echo "CUDA_VISIBLE_DEVICES='$CUDA_VISIBLE_DEVICES' names GPU $first, and nvidia-smi lists $count"
+        return 0
+    fi
+    return 1
+}
+
+# need_gpu WHAT: for a command that times on the GPU (WHAT: its name, as
+# make bench): where no_usable_gpu is sure there is none, say so on one
+# line, before anything is built, and exit 77 ("skipped", as the programs).
+need_gpu() {
+    local why
+    why=$(no_usable_gpu) || return 0
+    echo "$1: skipped: no usable CUDA device ($why); nothing was built" >&2
+    exit 77
+}
+
 # make_value DIR GOAL: what GOAL, a goal of DIR's Makefile that only prints a
 # value (print-program, print-sanitize-args), prints -- and nothing else. A
 # make that runs this script hands its flags down in MAKEFLAGS: `make -C ..
