@@ -43,11 +43,13 @@ grade_step() {
 
 # The secret in none of what the run printed, nor in any file it wrote, in
 # any case (an assembler quotes a line with its first letter lowered).
+# Not through `run`, which would leave grep's output in $output for the
+# next call to check; grep's errors (status 2) fail it too.
 refute_secret_anywhere() {
-    local text=${1:-$SECRET_TEXT}
+    local text=${1:-$SECRET_TEXT} found status=0
     [[ ${output,,} != *"${text,,}"* ]] || fail "the output holds $text: $output"
-    run grep -rli -- "$text" "$R"
-    assert_failure 1
+    found=$(grep -rli -- "$text" "$R" 2>&1) || status=$?
+    [ "$status" -eq 1 ] || fail "grep for $text in $R: status $status: $found"
 }
 
 @test "a symbolic link handed in is refused, the step's build test says why, and nothing of its target shows" {
@@ -154,10 +156,13 @@ refute_secret_anywhere() {
 }
 
 @test "an assembler's .include in host code quotes nothing of the file it names, with or without the sandbox" {
-    # An answer among the workbook's tests, as tests/honest holds them.
-    local answer=$W/tests/honest/99-planted.cu token=PLANTED-ANSWER-TOKEN-777 sandbox target
+    # An answer among the workbook's tests, as tests/honest holds them, and
+    # the secret: lines the assembler quotes whole ("no such instruction:
+    # `__global__ void ...'"), so that only the message filter
+    # (common/tools/quote-workbook.sh) or the sandbox keeps them out.
+    local answer=$W/tests/honest/99-planted.cu token=planted_answer_token_777 sandbox target
     mkdir -p "$W/tests/honest"  # a handout has none of its own
-    echo "int x = 1; // $token" >"$answer"
+    echo "__global__ void $token() {}" >"$answer"
     for sandbox in none auto; do
         for target in "$SECRET" "/sys/devices/pci0000:00/../../..$SECRET" "$answer"; do
             { cat "$EXERCISE.orig"; printf '#ifndef __CUDA_ARCH__\n__asm__(".include \\"%s\\"");\n#endif\n' "$target"; } >"$EXERCISE"
