@@ -346,20 +346,39 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
     assert_output --partial "includes what is not part of a hand-in"
 }
 
+# The exact set: descriptors 0, 1 and 2 and no other (bats' own output, 3,
+# is one a forged "ok" line would reach), in each mode this machine runs;
+# in the sandbox, only the environment it lets through, named here apart
+# from grading/confine, and no solutions.
 @test "what confine runs inherits no open file of the grader's but 0, 1 and 2, none of its environment, and no solutions" {
+    local sandbox name allowed
     exec 7>"$BATS_TEST_TMPDIR/grader-output"
-    GRADER_TOKEN=token-of-the-grader run "$W/grading/confine" -- bash -c 'ls /proc/$$/fd; env'
+    for sandbox in none auto; do
+        # bash lists its own descriptors through a child (ls), which opens
+        # none of them; `; true` keeps bash from becoming ls.
+        GRADE_SANDBOX=$sandbox run "$W/grading/confine" -- bash -c 'ls /proc/$$/fd; true'
+        assert_success
+        assert_output "$(printf '0\n1\n2')"
+    done
     exec 7>&-
+    "$W/grading/confine" --check >/dev/null || return 0  # the environment and the solutions only in the sandbox
+    allowed=$( {
+        echo HOME; echo PATH; echo PWD  # PWD: bubblewrap sets it where it starts the command
+        for name in LANG LC_ALL TERM TMPDIR CUDA_VISIBLE_DEVICES CUDA_PATH CUDA_BIN NVCC CCBIN SM SOLUTION SOLUTIONS \
+            MAKEFLAGS MAKELEVEL LD_LIBRARY_PATH; do
+            [ -z "${!name+set}" ] || echo "$name"
+        done
+    } | sort)
+    GRADER_TOKEN=token-of-the-grader run "$W/grading/confine" -- env
     assert_success
-    refute_line 7
-    if "$W/grading/confine" --check >/dev/null; then
-        refute_output --partial token-of-the-grader
-        mkdir -p "$W/solutions/x"
-        echo answer >"$W/solutions/x/answer.cu"
-        run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
-        assert_failure
-        GRADE_SOLUTIONS=1 run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
-        assert_output answer
-        rm -r "$W/solutions"
-    fi
+    assert_equal "$(cut -d= -f1 <<<"$output" | sort)" "$allowed"
+    assert_line HOME=/tmp
+    mkdir -p "$W/solutions/x"
+    echo answer >"$W/solutions/x/answer.cu"
+    run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
+    assert_failure
+    refute_line answer
+    GRADE_SOLUTIONS=1 run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
+    assert_output answer
+    rm -r "$W/solutions"
 }
