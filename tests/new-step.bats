@@ -54,10 +54,17 @@ setup() {
     assert_success
     assert_line --regexp '^  09 cascaded, grid sized to the GPU \(block 256\) '
 
-    # The gradebook has its column (no GPU here, or none lent to the class run: no points either way).
+    # The gradebook has its column. No GPU is lent to the class run, so
+    # batch ends as it does for a student graded without one: exit 1, the
+    # status "no GPU", and no other failure (the sandbox where it runs).
     mkdir -p "$BATS_TEST_TMPDIR/class/ann/09-scratch"
     cp "$W/solutions/09-scratch/cascaded.cu" "$BATS_TEST_TMPDIR/class/ann/09-scratch/"
-    run env CUDA_VISIBLE_DEVICES= "$W/grading/batch" --step 09 --out "$BATS_TEST_TMPDIR/batch" "$BATS_TEST_TMPDIR/class"
+    run env CUDA_VISIBLE_DEVICES= GRADE_SANDBOX=auto "$W/grading/batch" --step 09 --out "$BATS_TEST_TMPDIR/batch" "$BATS_TEST_TMPDIR/class"
+    assert_failure 1
+    assert_output --partial "batch: 1/1 students done, 1 failed"
+    assert_output --partial "batch: NO GPU: 1 of 1 students could not be graded"
     run head -n 1 "$BATS_TEST_TMPDIR/batch/gradebook.csv"
     assert_output "student,01,02,03,04,05,06,07,08,09,total,max,gpu,status"
+    run grep '^"ann",' "$BATS_TEST_TMPDIR/batch/gradebook.csv"
+    assert_output --regexp ',"no GPU"$'
 }
