@@ -76,16 +76,25 @@ refute_secret_anywhere() {
     assert_output --partial "not built: your $PROGRAM.cu was refused"
 }
 
+# At the limit to the byte, and one byte past it: the exercise, padded with
+# spaces to the limit a whole number of kilobytes above its size.
 @test "a hand-in over the size limit is refused, and one of the limit is taken" {
     H=$BATS_TEST_TMPDIR/hand-in
     mkdir -p "$H/$STEP_DIR"
-    head -c 3000 /dev/zero | tr '\0' ' ' >"$H/$STEP_DIR/$PROGRAM.cu"
-    GRADE_HAND_IN_KB=2 run "$W/grading/take-hand-in" "$H" "$W"
-    assert_output --partial "$STEP_DIR/$PROGRAM.cu refused: $STEP_DIR/$PROGRAM.cu is 2 KB, over the limit of 2 KB (GRADE_HAND_IN_KB)"
+    local kb
+    kb=$(( $(stat -c %s "$EXERCISE.orig") / 1024 + 1 ))
+    pad_to() { cp "$EXERCISE.orig" "$H/$STEP_DIR/$PROGRAM.cu" && truncate -s "$1" "$H/$STEP_DIR/$PROGRAM.cu"; }
+    pad_to $((kb * 1024 + 1))
+    sed -i 's/\x0/ /g' "$H/$STEP_DIR/$PROGRAM.cu"
+    GRADE_HAND_IN_KB=$kb run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    assert_failure 1
+    assert_output --partial "$STEP_DIR/$PROGRAM.cu refused: $STEP_DIR/$PROGRAM.cu is $kb KB, over the limit of $kb KB (GRADE_HAND_IN_KB)"
     rm -f "$W/$STEP_DIR/HAND-IN-REFUSED"
-    cp "$EXERCISE.orig" "$H/$STEP_DIR/$PROGRAM.cu"
-    run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    pad_to $((kb * 1024))
+    sed -i 's/\x0/ /g' "$H/$STEP_DIR/$PROGRAM.cu"
+    GRADE_HAND_IN_KB=$kb run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
     assert_success
+    assert_equal "$(stat -c %s "$EXERCISE")" $((kb * 1024))
     cmp "$H/$STEP_DIR/$PROGRAM.cu" "$EXERCISE"
     [ ! -L "$EXERCISE" ]
 }
