@@ -43,11 +43,13 @@ grade_step() {
 
 # The secret in none of what the run printed, nor in any file it wrote, in
 # any case (an assembler quotes a line with its first letter lowered).
+# Not through `run`, which would leave grep's output in $output for the
+# next call to check; grep's errors (status 2) fail it too.
 refute_secret_anywhere() {
-    local text=${1:-$SECRET_TEXT}
+    local text=${1:-$SECRET_TEXT} found status=0
     [[ ${output,,} != *"${text,,}"* ]] || fail "the output holds $text: $output"
-    run grep -rli -- "$text" "$R"
-    assert_failure 1
+    found=$(grep -rli -- "$text" "$R" 2>&1) || status=$?
+    [ "$status" -eq 1 ] || fail "grep for $text in $R: status $status: $found"
 }
 
 @test "a symbolic link handed in is refused, the step's build test says why, and nothing of its target shows" {
@@ -76,16 +78,25 @@ refute_secret_anywhere() {
     assert_output --partial "not built: your $PROGRAM.cu was refused"
 }
 
+# At the limit to the byte, and one byte past it: the exercise, padded with
+# spaces to the limit a whole number of kilobytes above its size.
 @test "a hand-in over the size limit is refused, and one of the limit is taken" {
     H=$BATS_TEST_TMPDIR/hand-in
     mkdir -p "$H/$STEP_DIR"
-    head -c 3000 /dev/zero | tr '\0' ' ' >"$H/$STEP_DIR/$PROGRAM.cu"
-    GRADE_HAND_IN_KB=2 run "$W/grading/take-hand-in" "$H" "$W"
-    assert_output --partial "$STEP_DIR/$PROGRAM.cu refused: $STEP_DIR/$PROGRAM.cu is 2 KB, over the limit of 2 KB (GRADE_HAND_IN_KB)"
+    local kb
+    kb=$(( $(stat -c %s "$EXERCISE.orig") / 1024 + 1 ))
+    pad_to() { cp "$EXERCISE.orig" "$H/$STEP_DIR/$PROGRAM.cu" && truncate -s "$1" "$H/$STEP_DIR/$PROGRAM.cu"; }
+    pad_to $((kb * 1024 + 1))
+    sed -i 's/\x0/ /g' "$H/$STEP_DIR/$PROGRAM.cu"
+    GRADE_HAND_IN_KB=$kb run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    assert_failure 1
+    assert_output --partial "$STEP_DIR/$PROGRAM.cu refused: $STEP_DIR/$PROGRAM.cu is $kb KB, over the limit of $kb KB (GRADE_HAND_IN_KB)"
     rm -f "$W/$STEP_DIR/HAND-IN-REFUSED"
-    cp "$EXERCISE.orig" "$H/$STEP_DIR/$PROGRAM.cu"
-    run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    pad_to $((kb * 1024))
+    sed -i 's/\x0/ /g' "$H/$STEP_DIR/$PROGRAM.cu"
+    GRADE_HAND_IN_KB=$kb run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
     assert_success
+    assert_equal "$(stat -c %s "$EXERCISE")" $((kb * 1024))
     cmp "$H/$STEP_DIR/$PROGRAM.cu" "$EXERCISE"
     [ ! -L "$EXERCISE" ]
 }
@@ -156,10 +167,13 @@ refute_secret_anywhere() {
 }
 
 @test "an assembler's .include in host code quotes nothing of the file it names, with or without the sandbox" {
-    # An answer among the workbook's tests, as tests/honest holds them.
-    local answer=$W/tests/honest/99-planted.cu token=PLANTED-ANSWER-TOKEN-777 sandbox target
+    # An answer among the workbook's tests, as tests/honest holds them, and
+    # the secret: lines the assembler quotes whole ("no such instruction:
+    # `__global__ void ...'"), so that only the message filter
+    # (common/tools/quote-workbook.sh) or the sandbox keeps them out.
+    local answer=$W/tests/honest/99-planted.cu token=planted_answer_token_777 sandbox target
     mkdir -p "$W/tests/honest"  # a handout has none of its own
-    echo "int x = 1; // $token" >"$answer"
+    echo "__global__ void $token() {}" >"$answer"
     for sandbox in none auto; do
         for target in "$SECRET" "/sys/devices/pci0000:00/../../..$SECRET" "$answer"; do
             { cat "$EXERCISE.orig"; printf '#ifndef __CUDA_ARCH__\n__asm__(".include \\"%s\\"");\n#endif\n' "$target"; } >"$EXERCISE"
@@ -343,20 +357,39 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
     assert_output --partial "includes what is not part of a hand-in"
 }
 
+# The exact set: descriptors 0, 1 and 2 and no other (bats' own output, 3,
+# is one a forged "ok" line would reach), in each mode this machine runs;
+# in the sandbox, only the environment it lets through, named here apart
+# from grading/confine, and no solutions.
 @test "what confine runs inherits no open file of the grader's but 0, 1 and 2, none of its environment, and no solutions" {
+    local sandbox name allowed
     exec 7>"$BATS_TEST_TMPDIR/grader-output"
-    GRADER_TOKEN=token-of-the-grader run "$W/grading/confine" -- bash -c 'ls /proc/$$/fd; env'
+    for sandbox in none auto; do
+        # bash lists its own descriptors through a child (ls), which opens
+        # none of them; `; true` keeps bash from becoming ls.
+        GRADE_SANDBOX=$sandbox run "$W/grading/confine" -- bash -c 'ls /proc/$$/fd; true'
+        assert_success
+        assert_output "$(printf '0\n1\n2')"
+    done
     exec 7>&-
+    "$W/grading/confine" --check >/dev/null || return 0  # the environment and the solutions only in the sandbox
+    allowed=$( {
+        echo HOME; echo PATH; echo PWD  # PWD: bubblewrap sets it where it starts the command
+        for name in LANG LC_ALL TERM TMPDIR CUDA_VISIBLE_DEVICES CUDA_PATH CUDA_BIN NVCC CCBIN SM SOLUTION SOLUTIONS \
+            MAKEFLAGS MAKELEVEL LD_LIBRARY_PATH; do
+            [ -z "${!name+set}" ] || echo "$name"
+        done
+    } | sort)
+    GRADER_TOKEN=token-of-the-grader run "$W/grading/confine" -- env
     assert_success
-    refute_line 7
-    if "$W/grading/confine" --check >/dev/null; then
-        refute_output --partial token-of-the-grader
-        mkdir -p "$W/solutions/x"
-        echo answer >"$W/solutions/x/answer.cu"
-        run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
-        assert_failure
-        GRADE_SOLUTIONS=1 run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
-        assert_output answer
-        rm -r "$W/solutions"
-    fi
+    assert_equal "$(cut -d= -f1 <<<"$output" | sort)" "$allowed"
+    assert_line HOME=/tmp
+    mkdir -p "$W/solutions/x"
+    echo answer >"$W/solutions/x/answer.cu"
+    run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
+    assert_failure
+    refute_line answer
+    GRADE_SOLUTIONS=1 run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
+    assert_output answer
+    rm -r "$W/solutions"
 }

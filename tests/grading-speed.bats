@@ -6,12 +6,29 @@
 
 load grading-helpers
 
+# Each threshold at, just below and just above it (x_start 1.50, 20% of the
+# ceiling): a comparison made strict, or loosened, fails one of these.
 @test "the speed test passes at the threshold and names the figures" {
     use_fake_step
-    timed_speed 1.6100 22.40
+    timed_speed 1.50 20
     assert_success
-    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=pass x_start=1.6100 x_min=1.50 pct=22.40 pct_min=20 \
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=pass x_start=1.50 x_min=1.50 pct=20 pct_min=20 \
         thresholds=thresholds.conf
+    timed_speed 1.5001 20.01
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=pass x_start=1.5001 pct=20.01
+}
+
+@test "the speed test fails just below either threshold" {
+    use_fake_step
+    timed_speed 1.4999 20
+    assert_failure
+    assert_output --partial "1.50x faster than the starting kernel; at least 1.50x is required"
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=fail x_start=1.4999 x_min=1.50
+    timed_speed 1.50 19.99
+    assert_failure
+    assert_output --partial "20.0% of the ceiling measured in the same run; at least 20% is required"
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=fail x_start=1.50 pct=19.99 pct_min=20
 }
 
 @test "the speed test fails below the speedup threshold" {

@@ -9,11 +9,14 @@ load grading-helpers
     source "$WORKBOOK_DIR/grading/lib.bash"
     # Each comparison through run: a failing command that starts with `!` is
     # ignored by errexit, so it could not fail the test.
-    run at_least 1.61 1.5
-    assert_success
+    # At, just above and just below the minimum.
     run at_least 1.5 1.5
     assert_success
-    run ! at_least 1.49 1.5
+    run at_least 1.50 1.5
+    assert_success
+    run at_least 1.5001 1.5
+    assert_success
+    run ! at_least 1.4999 1.5
     run ! at_least 0.99 1.03
     run at_least 10.2 9.8
     assert_success
@@ -57,8 +60,12 @@ load grading-helpers
 @test "the speed test of a step that the calibrated file lacks uses the step's default threshold" {
     use_fake_step
     # A file that lacks step 04 altogether: the fake step's default, x_start=1.06.
+    # At that threshold and just below it, so that no other threshold passes both.
     printf '05 x_start 1.20\n' >"$GRADE_THRESHOLDS"
-    timed_speed 1.10 22.40
+    timed_speed 1.06 22.40
     assert_success
-    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=pass x_start=1.10 x_min=1.06 thresholds=steps.conf
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=pass x_start=1.06 x_min=1.06 thresholds=steps.conf
+    timed_speed 1.0599 22.40
+    assert_failure
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=fail x_start=1.0599 x_min=1.06 thresholds=steps.conf
 }

@@ -41,7 +41,7 @@ setup() {
     # (skipped without a GPU, graded with one).
     run "$W/grading/grade" --solutions --step 09 --results "$BATS_TEST_TMPDIR/grade"
     assert_success
-    assert_line --regexp '^09-scratch +pass +(pass|skip) .* [0-9]+/15$'
+    assert_line --regexp '^09-scratch +pass +(pass|no GPU) .* [0-9]+/15$'
     assert [ -f "$BATS_TEST_TMPDIR/grade/tests/09-scratch.bats" ]
     assert_equal "$(grep -c '@test "09 correct with block' "$BATS_TEST_TMPDIR/grade/tests/09-scratch.bats")" 6
 
@@ -55,10 +55,19 @@ setup() {
     assert_success
     assert_line --regexp '^  09 cascaded, grid sized to the GPU \(block 256\) '
 
-    # The gradebook has its column (no GPU here, or none lent to the class run: no points either way).
+    # The gradebook has its column. No GPU is lent to the class run (a
+    # launcher, env, stands for one that would lend it: batch asks this
+    # machine for none), so batch ends as it does for a student graded
+    # without one: exit 1, the status "no GPU: not graded", and no other
+    # failure (the sandbox where it runs).
     mkdir -p "$BATS_TEST_TMPDIR/class/ann/09-scratch"
     cp "$W/solutions/09-scratch/cascaded.cu" "$BATS_TEST_TMPDIR/class/ann/09-scratch/"
-    run env CUDA_VISIBLE_DEVICES= GRADE_SANDBOX=auto "$W/grading/batch" --step 09 --out "$BATS_TEST_TMPDIR/batch" "$BATS_TEST_TMPDIR/class"
+    run env CUDA_VISIBLE_DEVICES= GRADE_SANDBOX=auto "$W/grading/batch" --launcher env --step 09 --out "$BATS_TEST_TMPDIR/batch" "$BATS_TEST_TMPDIR/class"
+    assert_failure 1
+    assert_output --partial "batch: 1/1 students done, 1 failed"
+    assert_output --partial "batch: NO GPU: 1 of 1 students could not be graded"
     run head -n 1 "$BATS_TEST_TMPDIR/batch/gradebook.csv"
     assert_output "student,01,02,03,04,05,06,07,08,09,total,max,gpu,status"
+    run grep '^"ann",' "$BATS_TEST_TMPDIR/batch/gradebook.csv"
+    assert_output --regexp ',"no GPU: not graded"$'
 }

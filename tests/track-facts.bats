@@ -32,11 +32,49 @@ track_files() {
     assert_output --partial "no TRACK_FACTS"
 }
 
+# The workbook's files, relative to it: in a clone, those git tracks and
+# those it would (new, not ignored); in a copy without the history (a
+# handout), every file but the builds, results and tools.
+workbook_files() {
+    if [ "$(git -C "$WORKBOOK_DIR" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$WORKBOOK_DIR" && pwd -P)" ]; then
+        git -C "$WORKBOOK_DIR" ls-files --cached --others --exclude-standard | sort -u |
+            while IFS= read -r file; do [ -e "$WORKBOOK_DIR/$file" ] && echo "$file"; done  # not one deleted here
+    else
+        (cd "$WORKBOOK_DIR" && find . \( -name .git -o -path ./results -o -path ./.tools -o -name build \) -prune -o -type f -print) |
+            sed 's|^\./||'
+    fi
+}
+
+# The scripts, makefiles and grader files among them, at any depth: every
+# Makefile and .mk, every .sh, .bash and .awk, every file of grading/ and
+# .ci/, every other file that starts with #!. Not tests/, which names steps
+# and tracks to test them, nor common/tracks/, where each track is its own.
+product_scripts() {
+    local file
+    workbook_files | while IFS= read -r file; do
+        case $file in
+        tests/* | common/tracks/*) continue ;;
+        Makefile | */Makefile | *.mk | *.sh | *.bash | *.awk | grading/* | .ci/*) ;;
+        *) [ "$(head -c 2 "$WORKBOOK_DIR/$file")" = '#!' ] || continue ;;
+        esac
+        echo "$file"
+    done
+}
+
 @test "no script, makefile or grader file names a track, except in comments" {
-    local names found
+    local names found files status=0
     names=$(for file in $(track_files); do basename "$file" .cu; done | paste -sd'|')
-    found=$(cd "$WORKBOOK_DIR" && grep -nwE "$names" Makefile common/*.mk $(find common/tools -maxdepth 1 -type f) \
-        $(find grading -maxdepth 1 -type f) 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' || true)
+    files=$(product_scripts)
+    # The list holds what it must (the scan is not over nothing): a step's
+    # Makefile, the grader, a file of grading/ below its top.
+    for file in Makefile common/step.mk "${STEP_DIRS[0]#"$WORKBOOK_DIR"/}Makefile" grading/grade grading/parallel-stand-in/parallel \
+        common/tools/quote-workbook.sh; do
+        grep -qxF "$file" <<<"$files" || fail "the scan misses $file: $files"
+    done
+    # A file it cannot read fails the test (grep's status 2), not the scan.
+    found=$(cd "$WORKBOOK_DIR" && mapfile -t list <<<"$files" && grep -nwE -- "$names" "${list[@]}") || status=$?
+    [ "$status" -le 1 ] || fail "grep could not read every file (status $status): $found"
+    found=$(sed -E '/^[^:]+:[0-9]+:[[:space:]]*#/d' <<<"$found")
     [ -z "$found" ] || fail "$(printf 'these lines name a track (%s); read its facts instead (track_fact, step_fact, fact()):\n%s' "$names" "$found")"
     # Nor does the trusted program's C code (core/), its // comments aside:
     # a track is its folder's header and file, reached through `track` and
