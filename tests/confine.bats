@@ -384,6 +384,12 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
     assert_success
     assert_equal "$(cut -d= -f1 <<<"$output" | sort)" "$allowed"
     assert_line HOME=/tmp
+    # Nor by way of another process it can see: bubblewrap's own, pid 1 in
+    # its namespace, whose environment /proc shows.
+    GRADER_TOKEN=token-of-the-grader run "$W/grading/confine" -- \
+        bash -c 'for f in /proc/[0-9]*/environ; do tr "\0" "\n" <"$f"; done 2>/dev/null; true'
+    assert_success
+    refute_output --partial token-of-the-grader
     mkdir -p "$W/solutions/x"
     echo answer >"$W/solutions/x/answer.cu"
     run "$W/grading/confine" -- cat "$W/solutions/x/answer.cu"
