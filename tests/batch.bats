@@ -123,6 +123,7 @@ overlapping() {
 }
 
 @test "batch --jobs on one machine: a GPU per student, never two on one, rows in the class's order" {
+    slow_test "a class of four graded"
     # a-slow is first in the class and takes longest: others finish before it.
     class a-slow b c d e
     FAKE_SLOW=a-slow run --separate-stderr env -u CUDA_VISIBLE_DEVICES PATH="$FAKE_BIN:$PATH" \
@@ -222,13 +223,14 @@ overlapping() {
 @test "a student stopped by --student-timeout leaves nothing running on its GPU for the next one" {
     class alice bob
     # Each program run would take 60 s, within a per-run timeout of 50 s of
-    # its own; each student may take 3 s.
+    # its own; each student may take 12 s (time to reach a program run on a
+    # busy machine: 3 s did not always).
     FAKE_SECONDS=60 run --separate-stderr env -u CUDA_VISIBLE_DEVICES PATH="$FAKE_BIN:$PATH" \
-        "$W/grading/batch" --jobs 2 --gpus 0 --timeout 50 --student-timeout 3 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
+        "$W/grading/batch" --jobs 2 --gpus 0 --timeout 50 --student-timeout 12 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
     # Stopped is not graded: batch says so in its status (0 only when every student was graded).
     assert_equal "$status" 1
     run cut -d, -f1,6 "$BATS_TEST_TMPDIR/out/gradebook.csv"
-    assert_output "$(printf 'student,status\n"alice","stopped after 3s"\n"bob","stopped after 3s"')"
+    assert_output "$(printf 'student,status\n"alice","stopped after 12s"\n"bob","stopped after 12s"')"
     assert_equal "$(wc -l <"$FAKE_RUNS.pids")" 2
     while read -r pid; do
         ! kill -0 "$pid" 2>/dev/null || fail "program $pid still runs after its student was stopped"
@@ -343,6 +345,7 @@ teardown() {
 }
 
 @test "batch --jobs 2 in a real single-node Slurm's sbatch job: students side by side in job steps, a whole gradebook" {
+    slow_test "a Slurm started and a class graded"
     start_slurm || skip "no Slurm to grade through: $why"
     class alice bob carol dave
     # In an allocation of 2 CPUs, each student in a job step of its own (the

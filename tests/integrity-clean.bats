@@ -13,6 +13,7 @@ setup() {
 }
 
 @test "integrity: every reference solution and every untouched exercise is clean" {
+    slow_test "every step compiled twice"
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
         for which in exercise solution; do
