@@ -9,6 +9,8 @@
 #   JOBS=N           `make grade` grades up to N steps at once (grading/grade --jobs)
 #   SM=90            build for these GPU architectures (default: this machine's GPU)
 #   CUDA_PATH, NVCC  which CUDA toolkit to use
+#   V=1              show every build command in full (by default: a line per
+#                    step, "[3/8] 03-tiled-matmul", and one per file it builds)
 
 SHELL := /bin/bash
 # make doctor and make help work where no CUDA toolkit does.
@@ -28,12 +30,15 @@ PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEP
 all: $(STEPS)
 
 # The shared harness first, once for all steps (common/build); then each step
-# builds its exercise and, if there is one, its solution.
+# builds its exercise and, if there is one, its solution, after a line that
+# says which step of how many ("[3/8] 03-tiled-matmul"; none under make -s).
 harness:
-	$(MAKE) -C $(firstword $(STEPS)) harness
+	$(Q)$(MAKE) -C $(firstword $(STEPS)) harness $(NO_DIR)
 
+STEP_NUMBERS := $(join $(addsuffix /,$(shell seq $(words $(STEPS)))),$(STEPS))
 $(STEPS): harness
-	$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution)
+	$(if $(SILENT),,@echo "[$(firstword $(subst /, ,$(filter %/$@,$(STEP_NUMBERS))))/$(words $(STEPS))] $@")
+	$(Q)$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution) $(NO_DIR)
 
 # In a handout (no solutions/, no tests/mutants/), the commands that need
 # them are not listed.
@@ -125,9 +130,9 @@ sanitize:
 
 # The profile also goes to results/profile-NN.txt, headed by what ran where:
 # make readme-figures copies it into the step's README. A dry run (make -n),
-# which runs a line that calls $(MAKE), only shows the step's commands.
+# which runs a line that calls $(MAKE), only shows the step's commands
+# (DRY_RUN, common/cuda.mk).
 PROFILED = results/profile-$(firstword $(subst -, ,$(PICKED))).txt
-DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 profile:
 	$(call one_step,profile)
 ifneq ($(DRY_RUN),)
