@@ -183,16 +183,24 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 # under the tools that finish there (SANITIZE_TIMED_TOOLS: all, unless named).
 SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --only yours $(call step_field,timed))
 
-sanitize: $(TARGET)
-	@IFS=';'; for args in $$(echo '$(SANITIZE_RUNS)'); do \
+# make sanitize, profile and explain need a GPU: each asks for one before it
+# builds anything (ask_for_gpu, common/cuda.mk), and without one says so in a
+# line and succeeds. on_gpu,COMMAND: the recipe that asks, builds the
+# program (by its goal, all or solution, of which make says nothing when
+# it is built), then runs COMMAND; under make -n, the goal has the program as a
+# prerequisite and its recipe is COMMAND alone, shown and not run (a line
+# that calls $(MAKE) would run even then).
+on_gpu = $(if $(DRY_RUN),$(1),$(Q)$(call ask_for_gpu,$@) $(MAKE) $(if $(filter 1,$(SOLUTION)),solution,all) $(NO_DIR) && $(1))
+sanitize: $(if $(DRY_RUN),$(TARGET))
+	$(call on_gpu,IFS=';'; for args in $$(echo '$(SANITIZE_RUNS)'); do \
 	    IFS=' '; $(COMMON_DIR)/tools/sanitize.sh ./$(TARGET) $$args || exit; \
-	done
+	done)
 
-profile: $(TARGET)
-	$(COMMON_DIR)/tools/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS)
+profile: $(if $(DRY_RUN),$(TARGET))
+	$(call on_gpu,$(COMMON_DIR)/tools/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS))
 
-explain: $(TARGET)
-	$(COMMON_DIR)/tools/explain.sh $(if $(filter 1,$(SOLUTION)),--solution) $(if $(EXPLAIN_ARGS),--run $(call quote,$(EXPLAIN_ARGS))) $(STEP)
+explain: $(if $(DRY_RUN),$(TARGET))
+	$(call on_gpu,$(COMMON_DIR)/tools/explain.sh $(if $(filter 1,$(SOLUTION)),--solution) $(if $(EXPLAIN_ARGS),--run $(call quote,$(EXPLAIN_ARGS))) $(STEP))
 
 # Grading runs from the top (grading/grade); here, for this step alone.
 grade:
