@@ -119,6 +119,19 @@ SCRIPT
     refute_output --partial "not found"
 }
 
+@test "with nothing built, the GPU is asked of the CUDA runtime, which CUDA_VISIBLE_DEVICES= hides it from" {
+    local nvcc
+    nvcc=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print SM=90)
+    [ -x "$nvcc" ] || skip "no nvcc here"
+    run env CUDA_VISIBLE_DEVICES= NVCC="$nvcc" OPTIONS_NAME="make profile" bash -c 'source "$1" && skip_without_gpu' _ "$WORKBOOK_DIR/common/tools/options.bash"
+    assert_failure 77
+    assert_output --regexp '^make profile: skipped: no usable CUDA device \(.+\)$'
+    # A probe that does not compile answers nothing: the build that follows says why.
+    run env CUDA_VISIBLE_DEVICES= NVCC=false bash -c 'source "$1" && skip_without_gpu && echo asked' _ "$WORKBOOK_DIR/common/tools/options.bash"
+    assert_success
+    assert_output asked
+}
+
 @test "without a GPU, make sanitize, profile and explain say so on one line before building anything, and succeed" {
     fake_toolkit_workbook
     printf '#!/usr/bin/env bash\necho "ncu ran"\n' >"$TOOLKIT/bin/ncu"
