@@ -9,6 +9,15 @@
 #   JOBS=N           `make grade` grades up to N steps at once (grading/grade --jobs)
 #   SM=90            build for these GPU architectures (default: this machine's GPU)
 #   CUDA_PATH, NVCC  which CUDA toolkit to use
+#   V=1              show every build command in full (by default: a line per
+#                    step, "[3/8] 03-tiled-matmul", and one per file it builds)
+#
+# make sanitize, make profile and make explain need a GPU: they ask for one
+# before they build anything, and where there is none they say so on one
+# line ("make profile: skipped: no usable CUDA device (...)") and exit 0, a
+# skip and not a failure. Their failures exit 2, make's status for any
+# command that failed, under make's own "***" lines; the scripts they run
+# (common/tools/sanitize.sh, profile.sh, explain.sh) exit 77 for a skip.
 
 SHELL := /bin/bash
 # make doctor and make help work where no CUDA toolkit does.
@@ -28,12 +37,15 @@ PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEP
 all: $(STEPS)
 
 # The shared harness first, once for all steps (common/build); then each step
-# builds its exercise and, if there is one, its solution.
+# builds its exercise and, if there is one, its solution, after a line that
+# says which step of how many ("[3/8] 03-tiled-matmul"; none under make -s).
 harness:
-	$(MAKE) -C $(firstword $(STEPS)) harness
+	$(Q)$(MAKE) -C $(firstword $(STEPS)) harness $(NO_DIR)
 
+STEP_NUMBERS := $(join $(addsuffix /,$(shell seq $(words $(STEPS)))),$(STEPS))
 $(STEPS): harness
-	$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution)
+	$(if $(SILENT),,@echo "[$(firstword $(subst /, ,$(filter %/$@,$(STEP_NUMBERS))))/$(words $(STEPS))] $@")
+	$(Q)$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution) $(NO_DIR)
 
 # In a handout (no solutions/, no tests/mutants/), the commands that need
 # them are not listed.
@@ -154,24 +166,25 @@ define one_step
 $(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04$(if $(EX), (EX=$(EX) names $(words $(PICKED)) steps))))
 endef
 
+# The step's own goals ask for the GPU first (common/step.mk).
 sanitize:
 	$(call one_step,sanitize)
-	$(MAKE) -C $(PICKED) sanitize $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
+	$(Q)$(MAKE) -C $(PICKED) sanitize $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1) $(NO_DIR)
 
 # The profile also goes to results/profile-NN.txt, headed by what ran where:
-# make readme-figures copies it into the step's README. A dry run (make -n),
-# which runs a line that calls $(MAKE), only shows the step's commands.
+# make readme-figures copies it into the step's README. The GPU is asked for
+# first (ask_for_gpu, common/cuda.mk): without one, nothing is built or
+# written. A dry run (make -n), which runs a line that calls $(MAKE), only
+# shows the step's commands.
 PROFILED = results/profile-$(firstword $(subst -, ,$(PICKED))).txt
-DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 profile:
 	$(call one_step,profile)
 ifneq ($(DRY_RUN),)
 	$(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
 else
-	@mkdir -p results
-	set -o pipefail; { \
+	@$(call ask_for_gpu,profile) mkdir -p results && set -o pipefail && { \
 	    gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1); \
-	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $${gpu:-no GPU that nvidia-smi names}, $$(date -u +%Y-%m-%d):"; \
+	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $${gpu:-a GPU that nvidia-smi does not name}, $$(date -u +%Y-%m-%d):"; \
 	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1); \
 	} | tee $(PROFILED).new && mv $(PROFILED).new $(PROFILED) || { status=$$?; rm -f $(PROFILED).new; exit $$status; }
 endif
@@ -180,7 +193,7 @@ endif
 # (common/tools/explain.sh; its own exit status says why it failed).
 explain:
 	$(call one_step,explain)
-	$(MAKE) -s -C $(PICKED) explain $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
+	$(Q)$(MAKE) -C $(PICKED) explain $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1) $(NO_DIR)
 
 # The atomics microbenchmark (common/micro/atomics.cu): its table goes to the
 # screen and to results/micro-atomics.txt, which make readme-figures copies

@@ -10,6 +10,8 @@
 #              ones, less those this nvcc cannot build (CUDA 13 starts at sm_75).
 #   CCBIN      the host compiler, when nvcc's default is too new for it (CUDA 11.8
 #              wants g++ 11 or older: CCBIN=g++-11)
+#   V=1        every command in full; without it, a line per file built (say,
+#              below), and under make -s not even that
 
 ifdef CUDA_PATH
   NVCC ?= $(CUDA_PATH)/bin/nvcc
@@ -68,6 +70,40 @@ GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) 
            $(if $(PTX_ARCH),-gencode arch=compute_$(PTX_ARCH)$(comma)code=compute_$(PTX_ARCH)) \
            -Wno-deprecated-gpu-targets
 NVCCFLAGS ?= -O3 -lineinfo -std=c++17 -Xcompiler -Wall
+
+# Quiet by default: a line per file built, "  CC   common/build/core/plan.o"
+# or "  LD   01-naive-matmul/naive_matmul" (its path from the workbook's top,
+# wherever make runs), instead of nvcc's command lines of several hundred
+# characters; V=1 shows those. The compiler's warnings and errors show in
+# full either way. make -s prints neither; make -n shows the commands alone.
+# (The first word of MAKEFLAGS holds make's one-letter flags: s, n.)
+TOP_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+SILENT := $(findstring s,$(firstword -$(MAKEFLAGS)))
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
+ifeq ($(V),1)
+  Q :=
+  NO_DIR :=
+  say :=
+else
+  Q := @
+  # A make under make says nothing of the folders it enters: each line names its file.
+  NO_DIR := --no-print-directory
+  # say,WHAT,FILE: the recipe's line that says what it builds (CC an object,
+  # LD a program).
+  say = $(if $(SILENT)$(DRY_RUN),,@printf '  %-4s %s\n' '$(1)' '$(patsubst $(TOP_DIR)/%,%,$(abspath $(2)))')
+endif
+
+# ask_for_gpu,GOAL: the start of a recipe's command for a goal that needs a
+# GPU (make sanitize, profile, explain), before it builds anything: where no
+# CUDA device can be used, it says so on one line ("make profile: skipped:
+# no usable CUDA device (...)") and ends the command with exit 0, a skip and
+# not a failure, so make adds no error lines (the scripts themselves exit 77).
+# skip_without_gpu (common/tools/options.bash) asks the CUDA runtime as the
+# programs do; the answer holds for the makes this command starts
+# (WORKBOOK_GPU). Nothing is asked under make -n.
+ask_for_gpu = $(if $(DRY_RUN),,[ "$$WORKBOOK_GPU" = usable ] || \
+    bash -c 'source "$$0" && OPTIONS_NAME="make $(1)" skip_without_gpu' $(TOP_DIR)/common/tools/options.bash || \
+    { [ $$? -eq 77 ] && exit 0; exit 1; }; export WORKBOOK_GPU=usable;)
 
 # SOLUTIONS=1 (the top-level spelling) and SOLUTION=1 (a step folder's) are one
 # switch: either works in either place.

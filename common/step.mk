@@ -9,6 +9,7 @@
 #
 #   make                  ./PROGRAM, from the exercise
 #   make solution         ./PROGRAM_solution, from the reference solution
+#   make V=1              the same, showing each command in full
 #   make sanitize         compute-sanitizer memcheck, racecheck, synccheck and
 #                         initcheck on ./PROGRAM at small sizes, as the grader
 #                         runs them (SOLUTION=1: on the solution)
@@ -93,13 +94,17 @@ TARGET := $(if $(filter 1,$(SOLUTION)),$(PROGRAM)_solution,$(PROGRAM))
 .PHONY: all solution harness sanitize profile explain grade help clean print-program print-sanitize-args print-learner-flags
 .DELETE_ON_ERROR:
 
+# (The empty recipes keep make from saying "Nothing to be done" when all is built.)
 all: $(PROGRAM)
+	@:
 
 # Every shared object, both tracks: the top-level make builds them first, once.
 harness: $(call core_objs,$(COMMON_SOURCES) $(PLANNER_SOURCES)) $(foreach t,$(TRACKS),$(call track_obj,$(t)) $(call track_source_objs,$(t)))
+	@:
 
 ifneq ($(wildcard $(SOLUTION_SRC)),)
 solution: $(PROGRAM)_solution
+	@:
 else
 solution:
 	@echo "$(STEP): no solution to build: $(SOLUTION_SRC) is not there" >&2; exit 1
@@ -113,13 +118,15 @@ endif
 # the module's kernels, their parameters and variables (kernels.awk, from the
 # PTX of the same compile).
 $(PROGRAM): $(SHARED_OBJS) $(BUILD)/$(PROGRAM).plan
-	$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
+	$(call say,LD,$@)
+	$(Q)$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
 
 # Without solutions/ (a handout), whatever asks for the solution's program
 # (SOLUTION=1 make sanitize, profile, explain) says why it cannot be had.
 ifneq ($(wildcard $(SOLUTION_SRC)),)
 $(PROGRAM)_solution: $(SHARED_OBJS) $(BEYOND_OBJS) $(BUILD)/$(PROGRAM)_solution.plan
-	$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(BEYOND_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
+	$(call say,LD,$@)
+	$(Q)$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(BEYOND_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
 else
 $(PROGRAM)_solution:
 	@echo "$(STEP): no reference solution in this copy ($(SOLUTION_SRC) is not there): SOLUTION=1 has nothing to run" >&2; exit 1
@@ -128,18 +135,20 @@ endif
 # The planner may call only what planner.cpp defines of the CUDA runtime: a
 # call it lacks is an undefined reference, which the link names.
 $(BUILD)/%.plan: $(BUILD)/%.o $(PLANNER_OBJS)
-	$(NVCC) $(ALL_FLAGS) -cudart none -Xcompiler -static -o $@ $^
+	$(call say,LD,$@)
+	$(Q)$(NVCC) $(ALL_FLAGS) -cudart none -Xcompiler -static -o $@ $^
 
 # learner_object SOURCE: the object, and beside it the module and its table.
 # The file may include the workbook's headers, the toolkit's and the system's,
 # and nothing else: checked first, from the preprocessor's own list.
 define learner_object
-	$(COMMON_DIR)/tools/check-includes.sh $(1) $(NVCC) $(ALL_FLAGS)
-	rm -rf $(@:.o=.keep) && mkdir -p $(@:.o=.keep)
-	$(NVCC) $(ALL_FLAGS) --keep --keep-dir $(@:.o=.keep) -MMD -MP -MF $(@:.o=.d) -c -o $@ $(1)
-	cp $(@:.o=.keep)/$(PROGRAM).fatbin $(@:.o=.fatbin)
-	awk -f $(COMMON_DIR)/tools/kernels.awk $(@:.o=.keep)/*.ptx > $(@:.o=.kernels)
-	rm -rf $(@:.o=.keep)
+	$(call say,CC,$@)
+	$(Q)$(COMMON_DIR)/tools/check-includes.sh $(1) $(NVCC) $(ALL_FLAGS)
+	$(Q)rm -rf $(@:.o=.keep) && mkdir -p $(@:.o=.keep)
+	$(Q)$(NVCC) $(ALL_FLAGS) --keep --keep-dir $(@:.o=.keep) -MMD -MP -MF $(@:.o=.d) -c -o $@ $(1)
+	$(Q)cp $(@:.o=.keep)/$(PROGRAM).fatbin $(@:.o=.fatbin)
+	$(Q)awk -f $(COMMON_DIR)/tools/kernels.awk $(@:.o=.keep)/*.ptx > $(@:.o=.kernels)
+	$(Q)rm -rf $(@:.o=.keep)
 endef
 
 $(BUILD)/$(PROGRAM).o: $(PROGRAM).cu $(BUILD)/flags
@@ -150,18 +159,22 @@ $(BUILD)/$(PROGRAM)_solution.o: $(SOLUTION_SRC) $(BUILD)/flags
 
 $(BUILD)/beyond/%.o: $(dir $(SOLUTION_SRC))%.cu $(BUILD)/flags
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	$(call say,CC,$@)
+	$(Q)$(NVCC) $(ALL_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/main.o: main.cu $(BUILD)/flags $(BUILD)/step-defines
-	$(NVCC) $(ALL_FLAGS) $(STEP_DEFINES) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	$(call say,CC,$@)
+	$(Q)$(NVCC) $(ALL_FLAGS) $(STEP_DEFINES) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
 	@mkdir -p $(@D)
-	$(NVCC) $(SHARED_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	$(call say,CC,$@)
+	$(Q)$(NVCC) $(SHARED_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 	@mkdir -p $(@D)
-	$(NVCC) $(SHARED_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	$(call say,CC,$@)
+	$(Q)$(NVCC) $(SHARED_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 -include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/core/*.d $(COMMON_BUILD)/tracks/*/*.d $(BEYOND_OBJS:.o=.d))
 
@@ -169,16 +182,25 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 # and block, the graded kernels alone (a kernel may behave otherwise there),
 # under the tools that finish there (SANITIZE_TIMED_TOOLS: all, unless named).
 SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --only yours $(call step_field,timed))
-sanitize: $(TARGET)
-	@IFS=';'; for args in $$(echo '$(SANITIZE_RUNS)'); do \
+
+# make sanitize, profile and explain need a GPU: each asks for one before it
+# builds anything (ask_for_gpu, common/cuda.mk), and without one says so in a
+# line and succeeds. on_gpu,COMMAND: the recipe that asks, builds the
+# program (by its goal, all or solution, of which make says nothing when
+# it is built), then runs COMMAND; under make -n, the goal has the program as a
+# prerequisite and its recipe is COMMAND alone, shown and not run (a line
+# that calls $(MAKE) would run even then).
+on_gpu = $(if $(DRY_RUN),$(1),$(Q)$(call ask_for_gpu,$@) $(MAKE) $(if $(filter 1,$(SOLUTION)),solution,all) $(NO_DIR) && $(1))
+sanitize: $(if $(DRY_RUN),$(TARGET))
+	$(call on_gpu,IFS=';'; for args in $$(echo '$(SANITIZE_RUNS)'); do \
 	    IFS=' '; $(COMMON_DIR)/tools/sanitize.sh ./$(TARGET) $$args || exit; \
-	done
+	done)
 
-profile: $(TARGET)
-	$(COMMON_DIR)/tools/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS)
+profile: $(if $(DRY_RUN),$(TARGET))
+	$(call on_gpu,$(COMMON_DIR)/tools/profile.sh '$(PROFILE_METRICS)' ./$(TARGET) $(PROFILE_ARGS))
 
-explain: $(TARGET)
-	$(COMMON_DIR)/tools/explain.sh $(if $(filter 1,$(SOLUTION)),--solution) $(if $(EXPLAIN_ARGS),--run $(call quote,$(EXPLAIN_ARGS))) $(STEP)
+explain: $(if $(DRY_RUN),$(TARGET))
+	$(call on_gpu,$(COMMON_DIR)/tools/explain.sh $(if $(filter 1,$(SOLUTION)),--solution) $(if $(EXPLAIN_ARGS),--run $(call quote,$(EXPLAIN_ARGS))) $(STEP))
 
 # Grading runs from the top (grading/grade); here, for this step alone.
 grade:

@@ -89,3 +89,81 @@ SCRIPT
     # Without a GPU: built, the GPU tests skipped (the lesson's where the step has one).
     assert_line --regexp "^$step +pass +skip +skip +(skip|-) +skip +skipped +[0-9]+/[0-9]+\$"
 }
+
+# A copy of the workbook whose nvcc ($NVCC_FAKE) writes empty files, says
+# nothing, and for a source that holds BROKEN (or WARNED) writes the
+# compiler's error (or warning) line to stderr, failing (or not) as nvcc does.
+fake_nvcc_copy() {
+    W=$BATS_TEST_TMPDIR/wb NVCC_FAKE=$BATS_TEST_TMPDIR/bin/nvcc
+    mkdir -p "$W" "$BATS_TEST_TMPDIR/bin"
+    cp -r "$WORKBOOK_DIR"/{Makefile,steps.conf,common} "${STEP_DIRS[@]}" "$W/"
+    [ ! -d "$WORKBOOK_DIR/solutions" ] || cp -r "$WORKBOOK_DIR/solutions" "$W/"
+    cat >"$NVCC_FAKE" <<'SCRIPT'
+#!/usr/bin/env bash
+for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
+for arg; do [ "$arg" = --dryrun ] && exit 0; done
+source=${!#} out="" keep=""
+while [ $# -gt 0 ]; do
+    case $1 in -o) out=$2; shift ;; --keep-dir) keep=$2; shift ;; esac
+    shift
+done
+if [[ $source == *.cu ]] && grep -q BROKEN "$source"; then
+    echo "$source(1): error: identifier \"BROKEN\" is undefined" >&2
+    exit 2
+fi
+[[ $source == *.cu ]] && grep -q WARNED "$source" && echo "$source(1): warning: variable \"WARNED\" was declared but never referenced" >&2
+: >"$out"
+[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; }
+SCRIPT
+    chmod +x "$NVCC_FAKE"
+    make -s -C "$W" clean NVCC="$NVCC_FAKE" >/dev/null
+}
+
+# A learner's make, typed in the copy's top folder (make -C would add its own
+# "Entering directory" lines): no flags from a make above.
+learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" NVCC="$NVCC_FAKE" SM=90); }
+
+@test "a build says one line per step and per file it builds; V=1 shows the commands, make -s nothing" {
+    fake_nvcc_copy
+    run learner_make -j2
+    assert_success
+    local count=${#STEP_DIRS[@]} i=0 dir program
+    for dir in "${STEP_DIRS[@]}"; do
+        i=$((i + 1))
+        program=$(program_of "$dir")
+        assert_line "[$i/$count] $(basename "$dir")"
+        assert_line "  LD   $(basename "$dir")/$program"
+        assert_line "  CC   $(basename "$dir")/build/$program.o"
+    done
+    assert_line "  CC   common/build/core/harness.o"
+    refute_output --partial "$NVCC_FAKE"
+    refute_output --partial "directory"
+    refute_output --partial "Nothing to be done"
+    # Built: the steps' lines, and nothing more (in any order: -j2).
+    run learner_make -j2
+    assert_success
+    assert_equal "$(sort <<<"$output")" "$(i=0; for dir in "${STEP_DIRS[@]}"; do i=$((i + 1)); echo "[$i/$count] $(basename "$dir")"; done | sort)"
+    learner_make -s clean >/dev/null
+    run learner_make -j2 V=1
+    assert_success
+    assert_line --regexp "^$NVCC_FAKE .* -c -o [^ ]*/common/build/core/harness.o [^ ]*/common/core/harness.cu$"
+    learner_make -s clean >/dev/null
+    run learner_make -s -j2
+    assert_success
+    assert_output ""
+}
+
+@test "a quiet build shows the compiler's errors and warnings in full" {
+    fake_nvcc_copy
+    local step=${STEP_DIRS[0]} program
+    program=$(program_of "$step")
+    echo "int WARNED;" >>"$W/$(basename "$step")/$program.cu"
+    run learner_make -C "$(basename "$step")"
+    assert_success
+    assert_line "$program.cu(1): warning: variable \"WARNED\" was declared but never referenced"
+    echo "BROKEN" >>"$W/$(basename "$step")/$program.cu"
+    run learner_make
+    assert_failure
+    assert_line "$program.cu(1): error: identifier \"BROKEN\" is undefined"
+    refute_output --partial "$NVCC_FAKE"
+}

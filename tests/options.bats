@@ -71,6 +71,28 @@ bad_options=(
     assert_output --partial "at most 1024 threads"
 }
 
+@test "a block with no thread in a dimension, or a negative one, is refused for what it is, not for a limit" {
+    # Without a GPU: the options are checked before anything touches it.
+    local matmul=$WORKBOOK_DIR/01-naive-matmul/naive_matmul reduction=$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved
+    [ -x "$matmul" ] && [ -x "$reduction" ] || skip "01 and 04 are not built"
+    for block in 0x0 0x32 32x0 0; do
+        run --separate-stderr env CUDA_VISIBLE_DEVICES= "$matmul" -b "$block"
+        assert_failure 2
+        assert_equal "$stderr" "naive_matmul: bad block '$block': a block needs at least one thread in each dimension (try --help)"
+    done
+    run --separate-stderr env CUDA_VISIBLE_DEVICES= "$reduction" --block 0
+    assert_failure 2
+    assert_equal "$stderr" "reduction_interleaved: bad block '0': a block needs at least one thread (try --help)"
+    for block in -32 32x-1 -0x4; do
+        run --separate-stderr env CUDA_VISIBLE_DEVICES= "$matmul" -b "$block"
+        assert_failure 2
+        assert_equal "$stderr" "naive_matmul: bad block '$block': expected XxY such as 32x8, or X (try --help)"
+    done
+    run --separate-stderr env CUDA_VISIBLE_DEVICES= "$reduction" -b -256
+    assert_failure 2
+    assert_equal "$stderr" "reduction_interleaved: bad block '-256': expected a number such as 256 (try --help)"
+}
+
 @test "every program exits 77 with one line when no GPU can be used" {
     while read -r program; do
         run --separate-stderr env CUDA_VISIBLE_DEVICES= "$program" --check -n 1

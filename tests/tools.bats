@@ -119,15 +119,37 @@ SCRIPT
     refute_output --partial "not found"
 }
 
-@test "make profile without a GPU exits 77, as make sanitize does" {
+@test "with nothing built, the GPU is asked of the CUDA runtime, which CUDA_VISIBLE_DEVICES= hides it from" {
+    local nvcc
+    nvcc=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print SM=90)
+    [ -x "$nvcc" ] || skip "no nvcc here"
+    run env CUDA_VISIBLE_DEVICES= NVCC="$nvcc" OPTIONS_NAME="make profile" bash -c 'source "$1" && skip_without_gpu' _ "$WORKBOOK_DIR/common/tools/options.bash"
+    assert_failure 77
+    assert_output --regexp '^make profile: skipped: no usable CUDA device \(.+\)$'
+    # A probe that does not compile answers nothing: the build that follows says why.
+    run env CUDA_VISIBLE_DEVICES= NVCC=false bash -c 'source "$1" && skip_without_gpu && echo asked' _ "$WORKBOOK_DIR/common/tools/options.bash"
+    assert_success
+    assert_output asked
+}
+
+@test "without a GPU, make sanitize, profile and explain say so on one line before building anything, and succeed" {
     fake_toolkit_workbook
     printf '#!/usr/bin/env bash\necho "ncu ran"\n' >"$TOOLKIT/bin/ncu"
     chmod +x "$TOOLKIT/bin/ncu"
-    run make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
-    assert_failure
-    assert_output --partial "profile: skipped: no usable CUDA device"
-    assert_output --partial "Error 77"
-    refute_output --partial "ncu ran"
+    rm -rf "$W/common/build"  # (copied from this workbook's build)
+    # As typed in the step's folder and at the top (make -C adds lines of its own).
+    for goal in sanitize profile explain; do
+        run bash -c 'cd "$1/04-reduction-interleaved" && make "$2" NVCC="$3" SM=90' _ "$W" "$goal" "$TOOLKIT/bin/nvcc"
+        assert_success
+        assert_output "make $goal: skipped: no usable CUDA device"
+        run bash -c 'cd "$1" && make "$2" EX=04 NVCC="$3" SM=90' _ "$W" "$goal" "$TOOLKIT/bin/nvcc"
+        assert_success
+        assert_output "make $goal: skipped: no usable CUDA device"
+    done
+    # Nothing was built, and make profile wrote no results.
+    run find "$W" -name '*.o' -o -name reduction_interleaved -type f
+    assert_output ""
+    [ ! -e "$W/results" ] || fail "make profile without a GPU wrote $(ls "$W/results")"
 }
 
 @test "a missing compiler is named as missing, for every goal that builds" {

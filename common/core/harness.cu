@@ -275,6 +275,8 @@ static void parse_blocks(const char *arg, const option_spec *spec, options *opt)
         block_shape b = {(int)(x > 0 && x <= 4096 ? x : 0), (int)(y > 0 && y <= 4096 ? y : 0)};
         if (!ok)
             usage_error("bad block '%s': expected %s", items[i], rule->two_d ? "XxY such as 32x8, or X" : "a number such as 256");
+        if (x == 0 || y == 0)  // not "too many threads": no rule's limit says why none is wrong
+            usage_error("bad block '%s': a block needs at least one thread%s", items[i], rule->two_d ? " in each dimension" : "");
         if (b.x == 0 || b.y == 0 || !rule->ok(b))
             usage_error("block %s is not supported here: %s", items[i], rule->rule);
         opt->blocks[i] = b;

@@ -39,7 +39,8 @@
 # this GPU's performance counters (ERR_NVGPUCTRPERM), 5 this ncu cannot give
 # per-line figures (its --help lists no --print-source cuda,sass, which
 # ncu 2025.3 of CUDA 13.0 has), 77 no usable GPU. make explain fails whenever
-# this script does (make's own status is 2): the message says why.
+# this script does (make's own status is 2): the message says why. (Without
+# a GPU, make explain asks first and skips, exit 0, before this script runs.)
 set -u
 OPTIONS_NAME="explain"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

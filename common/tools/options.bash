@@ -70,13 +70,35 @@ need_tool() {
     exit 1
 }
 
-# skip_without_gpu PROGRAM: exit 77, saying so, when a step's PROGRAM finds
+# skip_without_gpu [PROGRAM]: exit 77, saying so, when a step's PROGRAM finds
 # no usable GPU (--check -n 1, its smallest run, exits 77 before any CUDA
 # call): a tool that would watch it has nothing to watch, installed or not.
+# Without PROGRAM (nothing built yet: make sanitize, profile and explain ask
+# first), a probe of a few lines asks the CUDA runtime as the programs do,
+# compiled with the build's nvcc in a second or two; a probe that does not
+# compile answers nothing, and the build that follows says why.
 skip_without_gpu() {
-    "$1" --check -n 1 >/dev/null 2>&1
-    [ $? -eq 77 ] || return 0
-    echo "${OPTIONS_NAME:-$(basename "$0")}: skipped: no usable CUDA device for $(basename "$1")" >&2
+    local why="" status dir
+    if [ $# -ge 1 ]; then
+        "$1" --check -n 1 >/dev/null 2>&1
+        status=$?
+        why=" for $(basename "$1")"
+    else
+        dir=$(mktemp -d) || return 0
+        printf '%s\n' '#include <cstdio>' '#include <cuda_runtime.h>' 'int main() {' \
+            '    int count = 0; cudaError_t err = cudaGetDeviceCount(&count);' \
+            '    if (err == cudaSuccess && count > 0) return 0;' \
+            '    puts(err == cudaSuccess ? "no CUDA device found" : cudaGetErrorString(err)); return 77;' '}' >"$dir/probe.cu"
+        status=0
+        if "${NVCC:-nvcc}" ${CCBIN:+-ccbin "$CCBIN"} -o "$dir/probe" "$dir/probe.cu" >/dev/null 2>&1; then
+            why=$("$dir/probe" 2>/dev/null)
+            status=$?
+        fi
+        rm -rf "$dir"
+        why=${why:+ ($why)}
+    fi
+    [ "$status" -eq 77 ] || return 0
+    echo "${OPTIONS_NAME:-$(basename "$0")}: skipped: no usable CUDA device$why" >&2
     exit 77
 }
 
