@@ -120,24 +120,18 @@ define say_unsolved
 $(if $(UNSOLVED),@echo "make $(1): skipped $(words $(UNSOLVED)) step(s) with no reference solution in solutions/: $(UNSOLVED)" >&2)
 endef
 
-# bench and calibrate time on the GPU: where there is certainly none
-# (no_usable_gpu, common/tools/options.bash), they say so in one line before
-# they build anything, and fail as the programs would (77, make's 2).
-ask_for_gpu = @source common/tools/options.bash && need_gpu "make $(1)"
+# bench, bench-sweep and calibrate time on the GPU: they ask for it first (ask_for_gpu,
+# common/cuda.mk), and without one say so in a line and build nothing.
 bench:
 	$(call say_unsolved,bench)
-	$(if $(SOLVED),$(call ask_for_gpu,bench))
-	$(if $(SOLVED),$(MAKE) $(SOLVED))
-	$(if $(SOLVED),common/tools/bench.sh $(SOLVED))
+	$(if $(SOLVED),@$(call ask_for_gpu,bench) $(MAKE) $(SOLVED) && common/tools/bench.sh $(SOLVED))
 
-bench-sweep: $(SOLVED)
-	$(if $(SOLVED),common/tools/bench-sweep.sh,@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
+bench-sweep:
+	$(if $(SOLVED),@$(call ask_for_gpu,bench-sweep) $(MAKE) $(SOLVED) && common/tools/bench-sweep.sh,@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
 
 calibrate:
 	$(call say_unsolved,calibrate)
-	$(if $(SOLVED),$(call ask_for_gpu,calibrate))
-	$(if $(SOLVED),$(MAKE) $(SOLVED))
-	$(if $(SOLVED),grading/calibrate)
+	$(if $(SOLVED),@$(call ask_for_gpu,calibrate) $(MAKE) $(SOLVED) && grading/calibrate)
 
 readme-figures:
 	common/tools/readme-figures.sh

@@ -86,13 +86,15 @@ SCRIPT
     fake_toolkit_workbook
     printf '#!/usr/bin/env bash\necho "the toolkit'"'"'s own $(basename "$0")"\necho "ERROR SUMMARY: 0 errors"\n' >"$TOOLKIT/bin/compute-sanitizer"
     chmod +x "$TOOLKIT/bin/compute-sanitizer"
-    FAKE_STATUS=0 run make -C "$W/04-reduction-interleaved" sanitize NVCC="$TOOLKIT/bin/nvcc" SM=90
+    # WORKBOOK_GPU=usable: make asks for no GPU (ask_for_gpu, common/cuda.mk);
+    # the fake program, which finds one, answers.
+    FAKE_STATUS=0 WORKBOOK_GPU=usable run make -C "$W/04-reduction-interleaved" sanitize NVCC="$TOOLKIT/bin/nvcc" SM=90
     assert_success
     assert_output --partial "the toolkit's own compute-sanitizer"
     # No ncu in that toolkit, nor on PATH: the message names it and what to install.
     PATH=/usr/bin:/bin command -v ncu >/dev/null && skip "ncu is in /usr/bin here"
     # (A program that finds a GPU: without one, profile skips before it looks for ncu.)
-    FAKE_STATUS=0 run env PATH=/usr/bin:/bin CUDA_PATH="$BATS_TEST_TMPDIR/none" make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
+    FAKE_STATUS=0 WORKBOOK_GPU=usable run env PATH=/usr/bin:/bin CUDA_PATH="$BATS_TEST_TMPDIR/none" make -C "$W/04-reduction-interleaved" profile NVCC="$TOOLKIT/bin/nvcc" SM=90
     assert_failure
     assert_output --partial "ncu not found in $TOOLKIT/bin/ or on PATH: it is Nsight Compute"
     assert_output --partial "Error 1"
@@ -119,17 +121,25 @@ SCRIPT
     refute_output --partial "not found"
 }
 
-@test "with nothing built, the GPU is asked of the CUDA runtime, which CUDA_VISIBLE_DEVICES= hides it from" {
-    local nvcc
-    nvcc=$(make -s --no-print-directory -f "$WORKBOOK_DIR/common/cuda.mk" --eval 'print: ; @echo $(NVCC)' print SM=90)
-    [ -x "$nvcc" ] || skip "no nvcc here"
-    run env CUDA_VISIBLE_DEVICES= NVCC="$nvcc" OPTIONS_NAME="make profile" bash -c 'source "$1" && skip_without_gpu' _ "$WORKBOOK_DIR/common/tools/options.bash"
+@test "with nothing built, the GPU is asked of the driver: no only where it is sure, else the program decides" {
+    local options=$WORKBOOK_DIR/common/tools/options.bash bin=$BATS_TEST_TMPDIR/bin
+    # CUDA_VISIBLE_DEVICES= hides every GPU: a skip, with the reason.
+    run env CUDA_VISIBLE_DEVICES= OPTIONS_NAME="make profile" bash -c 'source "$1" && skip_without_gpu' _ "$options"
     assert_failure 77
-    assert_output --regexp '^make profile: skipped: no usable CUDA device \(.+\)$'
-    # A probe that does not compile answers nothing: the build that follows says why.
-    run env CUDA_VISIBLE_DEVICES= NVCC=false bash -c 'source "$1" && skip_without_gpu && echo asked' _ "$WORKBOOK_DIR/common/tools/options.bash"
+    assert_output "make profile: skipped: no usable CUDA device (CUDA_VISIBLE_DEVICES='' hides every GPU)"
+    # A driver that lists one GPU: asked no further here (the build and the
+    # program go ahead), unless CUDA_VISIBLE_DEVICES names one past it.
+    mkdir -p "$bin"
+    printf '#!/bin/sh\necho "GPU 0: A Fake GPU (UUID: GPU-0)"\n' >"$bin/nvidia-smi"
+    chmod +x "$bin/nvidia-smi"
+    run env -u CUDA_VISIBLE_DEVICES PATH="$bin:$PATH" bash -c 'source "$1" && skip_without_gpu && echo asked' _ "$options"
     assert_success
     assert_output asked
+    run env CUDA_VISIBLE_DEVICES=GPU-0 PATH="$bin:$PATH" bash -c 'source "$1" && skip_without_gpu && echo asked' _ "$options"
+    assert_output asked
+    run env CUDA_VISIBLE_DEVICES=1 PATH="$bin:$PATH" OPTIONS_NAME=x bash -c 'source "$1" && skip_without_gpu' _ "$options"
+    assert_failure 77
+    assert_output "x: skipped: no usable CUDA device (CUDA_VISIBLE_DEVICES='1' names GPU 1, and nvidia-smi lists 1)"
 }
 
 @test "without a GPU, make sanitize, profile and explain say so on one line before building anything, and succeed" {
@@ -137,14 +147,16 @@ SCRIPT
     printf '#!/usr/bin/env bash\necho "ncu ran"\n' >"$TOOLKIT/bin/ncu"
     chmod +x "$TOOLKIT/bin/ncu"
     rm -rf "$W/common/build"  # (copied from this workbook's build)
-    # As typed in the step's folder and at the top (make -C adds lines of its own).
+    # As typed in the step's folder and at the top (make -C adds lines of its
+    # own), with any GPU of this machine hidden.
+    export CUDA_VISIBLE_DEVICES=
     for goal in sanitize profile explain; do
         run bash -c 'cd "$1/04-reduction-interleaved" && make "$2" NVCC="$3" SM=90' _ "$W" "$goal" "$TOOLKIT/bin/nvcc"
         assert_success
-        assert_output "make $goal: skipped: no usable CUDA device"
+        assert_output --regexp "^make $goal: skipped: no usable CUDA device \(.+\)\$"
         run bash -c 'cd "$1" && make "$2" EX=04 NVCC="$3" SM=90' _ "$W" "$goal" "$TOOLKIT/bin/nvcc"
         assert_success
-        assert_output "make $goal: skipped: no usable CUDA device"
+        assert_output --regexp "^make $goal: skipped: no usable CUDA device \(.+\)\$"
     done
     # Nothing was built, and make profile wrote no results.
     run find "$W" -name '*.o' -o -name reduction_interleaved -type f

@@ -73,31 +73,18 @@ need_tool() {
 # skip_without_gpu [PROGRAM]: exit 77, saying so, when a step's PROGRAM finds
 # no usable GPU (--check -n 1, its smallest run, exits 77 before any CUDA
 # call): a tool that would watch it has nothing to watch, installed or not.
-# Without PROGRAM (nothing built yet: make sanitize, profile and explain ask
-# first), a probe of a few lines asks the CUDA runtime as the programs do,
-# compiled with the build's nvcc in a second or two; a probe that does not
-# compile answers nothing, and the build that follows says why.
+# Without PROGRAM (nothing built yet: make bench, calibrate, sanitize, profile
+# and explain ask first), no_usable_gpu answers, in a moment; where it cannot
+# tell, the build goes ahead and the program's own check decides.
 skip_without_gpu() {
-    local why="" status dir
+    local why=""
     if [ $# -ge 1 ]; then
         "$1" --check -n 1 >/dev/null 2>&1
-        status=$?
+        [ $? -eq 77 ] || return 0
         why=" for $(basename "$1")"
     else
-        dir=$(mktemp -d) || return 0
-        printf '%s\n' '#include <cstdio>' '#include <cuda_runtime.h>' 'int main() {' \
-            '    int count = 0; cudaError_t err = cudaGetDeviceCount(&count);' \
-            '    if (err == cudaSuccess && count > 0) return 0;' \
-            '    puts(err == cudaSuccess ? "no CUDA device found" : cudaGetErrorString(err)); return 77;' '}' >"$dir/probe.cu"
-        status=0
-        if "${NVCC:-nvcc}" ${CCBIN:+-ccbin "$CCBIN"} -o "$dir/probe" "$dir/probe.cu" >/dev/null 2>&1; then
-            why=$("$dir/probe" 2>/dev/null)
-            status=$?
-        fi
-        rm -rf "$dir"
-        why=${why:+ ($why)}
+        why=" ($(no_usable_gpu))" || return 0
     fi
-    [ "$status" -eq 77 ] || return 0
     echo "${OPTIONS_NAME:-$(basename "$0")}: skipped: no usable CUDA device$why" >&2
     exit 77
 }
@@ -111,8 +98,8 @@ skip_without_gpu() {
 # driver's device file (/dev/nvidia0, or WSL's /dev/dxg). Wherever it cannot
 # tell (a UUID in CUDA_VISIBLE_DEVICES, a driver without nvidia-smi), it
 # fails: a program's own check (exit 77, as skip_without_gpu reads it)
-# decides then, so that no GPU is refused on a guess. Used by grading/batch
-# and by make bench and make calibrate, before they build.
+# decides then, so that no GPU is refused on a guess. Used by grading/batch,
+# and by skip_without_gpu before make builds for a goal that needs a GPU.
 no_usable_gpu() {
     local first="" listed count
     if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
@@ -138,16 +125,6 @@ no_usable_gpu() {
         return 0
     fi
     return 1
-}
-
-# need_gpu WHAT: for a command that times on the GPU (WHAT: its name, as
-# make bench): where no_usable_gpu is sure there is none, say so on one
-# line, before anything is built, and exit 77 ("skipped", as the programs).
-need_gpu() {
-    local why
-    why=$(no_usable_gpu) || return 0
-    echo "$1: skipped: no usable CUDA device ($why); nothing was built" >&2
-    exit 77
 }
 
 # make_value DIR GOAL: what GOAL, a goal of DIR's Makefile that only prints a
