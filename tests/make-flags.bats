@@ -87,7 +87,7 @@ SCRIPT
     refute_output --partial "not ok"
     refute_output --partial "not run"
     # Without a GPU: built, the GPU tests skipped (the lesson's where the step has one).
-    assert_line --regexp "^$step +pass +skip +skip +(skip|-) +skip +skipped +[0-9]+/[0-9]+\$"
+    assert_line --regexp "^$step +pass +no GPU +no GPU +(no GPU|-) +no GPU +no GPU +0/[0-9]+\$"
 }
 
 # A copy of the workbook whose nvcc ($NVCC_FAKE) writes empty files, says
