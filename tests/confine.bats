@@ -119,7 +119,7 @@ refute_secret_anywhere() {
     refute_secret_anywhere
 }
 
-@test "an #include through a macro, or of another step's file, is refused as well" {
+@test "an #include through a macro, or of another step's file, is refused as well, as is one of a solution" {
     { echo '#define OUTSIDE(x) #x'; echo '#define PATH(x) OUTSIDE(x)'; echo "#include PATH($SECRET)"; cat "$EXERCISE.orig"; } >"$EXERCISE"
     grade_step
     assert_output --partial "$PROGRAM.cu includes what is not part of a hand-in"
@@ -130,6 +130,14 @@ refute_secret_anywhere() {
     grade_step
     assert_output --partial "$PROGRAM.cu includes what is not part of a hand-in"
     assert_output --partial "$other/main.cu"
+    # Nor the step's reference solution, where the workbook has one.
+    mkdir -p "$W/solutions/$STEP_DIR"
+    cp "$EXERCISE.orig" "$W/solutions/$STEP_DIR/answer.cuh"
+    { echo "#include \"../solutions/$STEP_DIR/answer.cuh\""; echo 'static int unused_answer;'; } >"$EXERCISE"
+    grade_step
+    rm -r "$W/solutions"
+    assert_output --partial "$PROGRAM.cu includes what is not part of a hand-in"
+    assert_output --partial "solutions/$STEP_DIR/answer.cuh"
 }
 
 @test "a message is quoted only about a file the learner's step has; any other, or of unknown form, is left out" {
@@ -143,6 +151,7 @@ refute_secret_anywhere() {
         # The workbook's answers: the honest variants, a later step's main.cu.
         printf '../tests/honest/01-any.cu:3: Error: `honest line'"'"'\n'
         printf '../%s/main.cu:4: Error: `later line'"'"'\n' "$later"
+        printf '../solutions/%s/%s.cu:2: Error: `solution line'"'"'\n' "$STEP_DIR" "$PROGRAM"
         printf 'an unknown line\n'
         printf 'make: *** [x] Error 1\n'
         printf '%s(12): error: quoted\n  %s\n' "$W/common/core/harness.h" "harness line"
@@ -153,10 +162,12 @@ refute_secret_anywhere() {
     refute_output --partial "$SECRET_TEXT"
     refute_output --partial "honest line"
     refute_output --partial "later line"
+    refute_output --partial "solution line"
     refute_output --partial "an unknown line"
     # The secret's message (3 lines), the colon's, the assembler's heading, the
-    # honest variant's, the later step's and the unknown line: 8 in a row.
-    assert_line "[8 line(s) about other files, or of unknown form, left out: make in the step's folder shows them]"
+    # honest variant's, the later step's, the solution's and the unknown line:
+    # 9 in a row.
+    assert_line "[9 line(s) about other files, or of unknown form, left out: make in the step's folder shows them]"
     assert_line "make: *** [x] Error 1"
     assert_line "  harness line"
     assert_line "  my line"

@@ -114,14 +114,16 @@ copy_workbook() {
     local track folder
     track=$(basename "$file" .cu)
     folder=$(cd "$W" && source common/tools/manifest.bash && for f in $(manifest_steps); do [ "$(step_field "$f" track)" = "$track" ] && { echo "$f"; break; }; done)
-    sed -i 's/^    "sanitize_sizes=[^"]*\\t"$/    "sanitize_sizes=7,11\\t"/; s/^    "check_sizes=[^"]*\\t"$/    "check_sizes=5,9\\t"/' "$file"
+    sed -i 's/^    "sanitize_sizes=[^"]*\\t"$/    "sanitize_sizes=7,11\\t"/; s/^    "check_sizes=[^"]*\\t"$/    "check_sizes=5,9\\t"/;
+        s/^    "check_block_multiples=[^"]*\\t"$/    "check_block_multiples=2\\t"/' "$file"
+    grep -q '"check_block_multiples=2\\t"' "$file" || fail "$file has no check_block_multiples fact to change"
     run make -s -C "$W/$folder" print-sanitize-args
     assert_success
     assert_line --index 0 --partial "--check -n 7,11 -b"
-    # Block 1000: whatever sizes follow the block are past these two.
-    run bash -c "source '$W/grading/common.bash' && step_check_sizes $folder 1000 | head -n 2 | paste -sd' '"
+    # Block 1000: the two sizes, then one short of, at and one past two blocks.
+    run bash -c "source '$W/grading/common.bash' && step_check_sizes $folder 1000 | paste -sd' '"
     assert_success
-    assert_output "5 9"
+    assert_output "5 9 1999 2000 2001"
 }
 
 @test "a step whose track has no file is refused by make, naming the tracks there are" {
