@@ -391,7 +391,9 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
             [ -z "${!name+set}" ] || echo "$name"
         done
     } | sort)
-    GRADER_TOKEN=token-of-the-grader run "$W/grading/confine" -- env
+    # The grader's own variables (its results, its seed) and any other.
+    GRADER_TOKEN=token-of-the-grader GRADE_RESULTS=$BATS_TEST_TMPDIR/results GRADE_SEED=1234 \
+        run "$W/grading/confine" -- env
     assert_success
     assert_equal "$(cut -d= -f1 <<<"$output" | sort)" "$allowed"
     assert_line HOME=/tmp
