@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Every program command that a README or a source comment shows a reader
+# Every program command that a README (or a page of docs/) or a source comment shows a reader
 # (./reduction_interleaved --check -n 1,33 ..., ../07-unrolled/unrolled_solution
 # -b 128,256) must parse: run with no visible GPU, a program whose options
 # parse exits 77 ("no usable GPU"), or 0 for --help; 2 means the command as
@@ -7,6 +7,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load readme-pages
 
 setup_file() {
     [ -n "$(all_programs)" ] || skip "nothing built: run make first"
@@ -18,8 +19,9 @@ setup_file() {
 # starts its explanation). What follows a " #" on a README line is a comment
 # about the command, not a command.
 quoted_commands() {
-    local file
-    for file in "$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/*.cu \
+    local file pages
+    mapfile -t pages < <(readme_pages "$WORKBOOK_DIR")
+    for file in "${pages[@]/#/$WORKBOOK_DIR/}" "$WORKBOOK_DIR"/[0-9][0-9]-*/*.cu \
         "$WORKBOOK_DIR"/solutions/*/*.cu "$WORKBOOK_DIR"/solutions/*/*/*.{cu,h} \
         "$WORKBOOK_DIR"/common/{core,tracks/*}/*.cu "$WORKBOOK_DIR"/common/{core,tracks/*}/*.h; do
         [ -f "$file" ] || continue

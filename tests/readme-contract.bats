@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # The READMEs' commands, as a contract kept without a GPU. Every `make ...` and
-# `grading/...` line of a code block in the top README and in each step's
-# README is run as written, from the folder it is shown in: a step README's
-# from its step's folder ("From this folder"), the top README's from the top,
+# `grading/...` line of a code block in the top README, in the pages of docs/
+# (the instructor's guide) and in each step's README is run as written, from
+# the folder it is shown in: a step README's from its step's folder ("From
+# this folder"), the top README's and docs/'s from the top,
 # or from where a `cd` earlier in the block went (the learner's loop). The
 # commands are read from the README text, so a command added there is run
 # here too, and a kind of command this file does not know fails the test.
@@ -21,11 +22,10 @@
 #                                                       "no GPU"); no summary row reads pass or
 #                                                       skipped for a step with a `not ok`; the
 #                                                       result files it names written
-#   gpu-tool   make sanitize, profile, explain          the program's 77 through make ("Error 77",
-#                                                       "no usable CUDA device"), or where the
-#                                                       tool is missing, the line naming it
+#   gpu-tool   make sanitize, profile, explain          the no-GPU skip (no_gpu_skip, below),
+#                                                       with their tool installed and without
 #   gpu-run    make bench, bench-sweep, micro-atomics, calibrate, test-mutants
-#                                                       the same 77 through make; without
+#                                                       the same no-GPU skip; without
 #                                                       solutions/ (a handout), exit 0, "skipped"
 #   doctor     make doctor                              0, 1 or 77, as the README says (never make's 2)
 #   handout    make handout STEP=NN DEST=DIR            exit 0, DIR with steps 01 to NN, no solutions/
@@ -40,6 +40,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load readme-pages
 
 setup_file() {
     # The tests share one built copy, and grading writes its results into it.
@@ -53,16 +54,16 @@ setup_file() {
 }
 
 # learner_shell COMMAND...: as typed in a shell with no GPU and one
-# architecture. (Without WORKBOOK_CONTRACT_HANDOUT: the handout's own copy of
+# architecture. (Without WORKBOOK_TEST_HANDOUT: the handout's own copy of
 # this file does not run make test once more.)
 learner_shell() {
-    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u MAKEOVERRIDES -u GNUMAKEFLAGS -u WORKBOOK_CONTRACT_HANDOUT \
+    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u MAKEOVERRIDES -u GNUMAKEFLAGS -u WORKBOOK_TEST_HANDOUT \
         CUDA_VISIBLE_DEVICES= SM=90 "$@"
 }
 
 # readme_commands ROOT: "README<TAB>LINE<TAB>FOLDER<TAB>COMMAND" for each make
 # or grading/ command in a code block (fenced, or indented four spaces) of
-# ROOT's READMEs. FOLDER is relative to ROOT ("." the top), or an absolute
+# ROOT's READMEs (readme_pages). FOLDER is relative to ROOT ("." the top), or an absolute
 # path where the block went to another machine's folder. A Colab cell's "!",
 # a prompt's "$ ", a YAML step's "- run: ", a trailing "# comment" and a
 # line's "\" are taken off; a `cd` (or Colab's %cd) moves the block's folder,
@@ -94,7 +95,7 @@ readme_commands() {
             next
         }
         if (line ~ /^make([ \t]|$)/ || line ~ /^grading\/[a-z]/) print FILENAME "\t" at "\t" folder "\t" line
-    }' README.md [0-9][0-9]-*/README.md)
+    }' $(readme_pages .))
 }
 
 # kind_of COMMAND: its kind (above), or "unknown".
@@ -160,6 +161,15 @@ report() {
     local ran=$1 what=$2
     [ "$ran" -ge 1 ] || fail "no $what in the READMEs' code blocks: the extraction found none"
     [ -z "$problems" ] || fail "$(grep -c . <<<"$problems") problem(s) with the $what:$problems"
+}
+
+# no_gpu_skip: whether the command just run ($status, $output) ended as make
+# sanitize, profile, explain and bench end on a machine without a GPU: the
+# program's skip, exit 77 ("skipped: no usable CUDA device", skip_without_gpu
+# in common/tools/options.bash), through make, which then fails. The one place
+# this file says so: where that outcome changes, change it here.
+no_gpu_skip() {
+    [ "$status" -ne 0 ] && [[ $output == *"Error 77"* && $output == *"no usable CUDA device"* ]]
 }
 
 # grading_problems COMMAND: what is wrong with a grading run's $output, a line each.
@@ -230,17 +240,17 @@ grade_in() {
     run readme_commands "$COPY"
     assert_success
     local all=$output readme at folder command kind count=0
-    # The learner's loop (from a step's folder: 04's, or in a handout, which
-    # may stop before 04, the first step's) and make doctor; in the whole
-    # workbook, a handout and an instructor's grading job too (a handout's
-    # README leaves the instructor's part out).
+    # The top README: the learner's loop (from a step's folder: 04's, or in a
+    # handout, which may stop before 04, the first step's) and make doctor;
+    # in the whole workbook, docs/ shows a handout and an instructor's grading
+    # job too (a handout leaves the instructor's part out).
     local loop=04-reduction-interleaved
     [ -d "$COPY/solutions" ] || loop=$(basename "${STEP_DIRS[0]}")
     assert_line --regexp $'^README\\.md\t[0-9]+\t'"$loop"$'\tmake -C \\.\\. grade EX='"${loop%%-*}$"
     assert_line --regexp $'^README\\.md\t[0-9]+\t\\.\tmake doctor$'
     if [ -d "$COPY/solutions" ]; then
-        assert_line --regexp $'^README\\.md\t[0-9]+\t\\.\tmake handout STEP=[0-9]+ DEST=[^ ]+$'
-        assert_line --regexp $'^README\\.md\t[0-9]+\t\\.\tgrading/grade '
+        assert_line --regexp $'^docs/[a-z-]+\\.md\t[0-9]+\t\\.\tmake handout STEP=[0-9]+ DEST=[^ ]+$'
+        assert_line --regexp $'^docs/[a-z-]+\\.md\t[0-9]+\t\\.\tgrading/grade '
     fi
     # Each step's README: its build, its solution, and its grading, sanitizer
     # and profiler commands, from its own folder.
@@ -255,11 +265,11 @@ grade_in() {
         [ "$kind" != unknown ] || problem "$readme:$at: $command: a kind of command this test does not know: say in tests/readme-contract.bats what it must do without a GPU"
         [[ $folder == /* ]] || [ -d "$COPY/$folder" ] || problem "$readme:$at: $command: runs in $folder, which this copy has no folder for"
     done <<<"$all"
-    # The top README shows 15 commands or more; a handout's, the learner's
-    # part, 8 or more.
+    # The top README and docs/ show 15 commands or more; a handout's, the
+    # learner's part, 8 or more.
     local least=15
     [ -d "$COPY/solutions" ] || least=8
-    [ "$(grep -c '^README\.md'$'\t' <<<"$all")" -ge $least ] || fail "fewer than $least commands found in README.md: the extraction is broken"
+    [ "$(grep -cE '^(README|docs/[a-z-]+)\.md'$'\t' <<<"$all")" -ge $least ] || fail "fewer than $least commands found in README.md and docs/: the extraction is broken"
     report "$count" "commands"
 }
 
@@ -334,17 +344,84 @@ grade_in() {
     report "$ran" "grading commands for every step"
 }
 
+# fake_toolkit DIR: a CUDA toolkit at DIR made of this machine's: bin/nvcc runs
+# the real nvcc (a script, not a link, so that nothing looks beside the real
+# one), lib64 is the real one's. Where compute-sanitizer and ncu are found is
+# then up to the test: in DIR/bin, or nowhere.
+fake_toolkit() {
+    local dir=$1 nvcc root
+    nvcc=$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")
+    root=$(dirname "$(dirname "$nvcc")")
+    mkdir -p "$dir/bin"
+    printf '#!/bin/sh\nexec %s "$@"\n' "$nvcc" >"$dir/bin/nvcc"
+    chmod +x "$dir/bin/nvcc"
+    [ ! -d "$root/lib64" ] || ln -s "$root/lib64" "$dir/lib64"
+}
+
+# install_fake_tools DIR MARKS: a compute-sanitizer and an ncu in DIR that note
+# each call in MARKS and run the program they are given, as the real ones do
+# (a program that finds no GPU then exits 77 under them).
+install_fake_tools() {
+    local tool
+    for tool in compute-sanitizer ncu; do
+        printf '%s\n' '#!/bin/bash' \
+            "echo \"$tool \$*\" >>'$2'" \
+            'while [ $# -gt 0 ] && [[ $1 == -* ]]; do' \
+            '    case $1 in --*=* | --csv) shift ;; --*) shift 2 ;; *) shift ;; esac' \
+            'done' \
+            'exec "$@"' >"$1/$tool"
+        chmod +x "$1/$tool"
+    done
+}
+
 @test "make sanitize, profile and explain end in the no-GPU outcome, whether their tool is installed or not" {
-    local where folder command ran=0
-    # Without a GPU each skips before it looks for its tool (skip_without_gpu,
-    # common/tools/options.bash): a missing tool is said only where a GPU is.
+    # Without a GPU each skips (skip_without_gpu, common/tools/options.bash)
+    # before its tool could say anything. Every command shown runs once in the
+    # workbook as it is; those of one step run again in a copy built with a
+    # toolkit of this test's (fake_toolkit), once with a compute-sanitizer and
+    # an ncu in it and once with neither there nor on PATH, so that both cases
+    # run on every machine, whatever it has installed.
+    local where folder command ran=0 chosen toolkit=$BATS_TEST_TMPDIR/cuda copy=$BATS_TEST_TMPDIR/wb
+    local marks=$BATS_TEST_TMPDIR/calls hidden_path env_path case
     while IFS=$'\t' read -r where folder command; do
         first_time "$folder" "$command" || continue
         ran=$((ran + 1))
         run_in "$COPY" "$folder" "$command"
-        [ "$status" -ne 0 ] && [[ $output == *"Error 77"* && $output == *"no usable CUDA device"* ]] ||
-            problem "$where: $command (in $folder): exit $status, not the program's 77 through make: $(tail -n 3 <<<"$output")"
+        no_gpu_skip || problem "$where: $command (in $folder): exit $status, not the no-GPU skip: $(tail -n 3 <<<"$output")"
     done < <(commands_of gpu-tool)
+    # One step's commands (the learner's loop's step: 04, or the first step of
+    # a copy without it), in a copy built with the test's toolkit.
+    chosen=$(basename "${STEP_DIRS[0]}")
+    [ ! -d "$COPY/04-reduction-interleaved" ] || chosen=04-reduction-interleaved
+    fake_toolkit "$toolkit"
+    mkdir -p "$copy"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude=./common/micro/build -cf - .) |
+        tar -xf - -C "$copy"
+    learner_shell env CUDA_PATH="$toolkit" make -s -C "$copy/$chosen" >/dev/null
+    hidden_path=$(path_without compute-sanitizer ncu nvcc)
+    for case in installed missing; do
+        rm -f "$marks" "$toolkit/bin/compute-sanitizer" "$toolkit/bin/ncu"
+        if [ $case = installed ]; then
+            install_fake_tools "$toolkit/bin" "$marks"
+            env_path=$PATH
+        else
+            env_path=$hidden_path
+            # Nothing may find a tool: not the toolkit's bin/, not PATH, not
+            # beside nvcc, not CUDA_PATH (cuda_tool's whole order).
+            run learner_shell env PATH="$env_path" CUDA_PATH="$toolkit" NVCC="$toolkit/bin/nvcc" CUDA_BIN="$toolkit/bin/" \
+                bash -c 'source "$1"; cuda_tool compute-sanitizer || cuda_tool ncu' _ "$WORKBOOK_DIR/common/tools/options.bash"
+            [ "$status" -ne 0 ] || fail "the test's toolkit does not hide the tools: $output"
+        fi
+        while IFS=$'\t' read -r where folder command; do
+            [ "$folder" = "$chosen" ] || continue
+            run learner_shell env PATH="$env_path" CUDA_PATH="$toolkit" timeout 900 bash -c "cd \"\$1\" && $command" _ "$copy/$folder"
+            no_gpu_skip || problem "$where: $command (in $folder), tools $case: exit $status, not the no-GPU skip: $(tail -n 3 <<<"$output")"
+        done < <(commands_of gpu-tool)
+        # With the tools installed, make sanitize found compute-sanitizer and
+        # ran the program under it: the installed case was the one tested.
+        [ $case = missing ] || grep -q '^compute-sanitizer ' "$marks" 2>/dev/null ||
+            problem "with a compute-sanitizer in the toolkit, no make sanitize ran it: the installed case was not tested"
+    done
     report "$ran" "sanitizer and profiler commands"
 }
 
@@ -355,8 +432,8 @@ grade_in() {
         ran=$((ran + 1))
         run_in "$COPY" "$folder" "$command"
         if [ -d "$COPY/solutions" ]; then
-            [ "$status" -ne 0 ] && [[ $output == *"Error 77"* && $output == *"no usable CUDA device"* ]] ||
-                problem "$where: $command (in $folder): exit $status, not the programs' 77 through make: $(tail -n 3 <<<"$output")"
+            no_gpu_skip ||
+                problem "$where: $command (in $folder): exit $status, not the no-GPU skip: $(tail -n 3 <<<"$output")"
         else
             # "make bench, make calibrate and make test-mutants need the
             # solutions, and say that they skipped."
@@ -375,7 +452,7 @@ grade_in() {
     # to grade, 1 something missing (with a GPU or without; ...), 77 no
     # usable GPU and nothing else missing that a machine without one can use."
     local words
-    words=$(tr '\n' ' ' <"$COPY/README.md" | tr -s ' ')
+    words=$(cd "$COPY" && cat $(readme_pages .) | tr '\n' ' ' | tr -s ' ')
     [[ $words == *"exits 0 when everything grading needs is here, a GPU included, and 2 (make's status for any command that failed) otherwise"* &&
         $words == *"itself exits 0 ready to grade, 1 something missing (with a GPU or without; "* &&
         $words == *"77 no usable GPU and nothing else missing that a machine without one can use"* ]] ||
@@ -425,9 +502,11 @@ grade_in() {
     report "$ran" "make handout commands"
 }
 
-@test "make test in a handout passes without a GPU, and its count says tests ran (WORKBOOK_CONTRACT_HANDOUT=1)" {
-    # Minutes on a small machine: the whole suite again, in the handout.
-    [ "${WORKBOOK_CONTRACT_HANDOUT:-}" = 1 ] || skip "make test in a handout runs the suite again: WORKBOOK_CONTRACT_HANDOUT=1 runs it"
+@test "make test in a handout passes without a GPU, and its count says tests ran (WORKBOOK_TEST_HANDOUT=1)" {
+    [ -d "$COPY/solutions" ] || skip "this copy is a handout already: its README shows no make handout"
+    # Minutes on a small machine: the whole suite again, in the handout. CI
+    # runs it (.ci/run sets WORKBOOK_TEST_HANDOUT=1, as for tests/handout.bats).
+    [ "${WORKBOOK_TEST_HANDOUT:-}" = 1 ] || skip "make test in a handout runs the suite again: WORKBOOK_TEST_HANDOUT=1 runs it (.ci/run does)"
     local where folder command handout=$BATS_TEST_TMPDIR/handout step
     IFS=$'\t' read -r where folder command < <(commands_of handout)
     [ -n "$command" ] || fail "the README shows no make handout command"

@@ -11,8 +11,10 @@
 # Needs no GPU.
 
 load helpers
+load readme-pages
 
-# Every number inside the generated blocks of every README, and every decimal
+# Every number inside the generated blocks of every README (the pages of
+# docs/ included: readme_pages), and every decimal
 # of steps.conf (its thresholds, and the figures they were set from): the
 # figures prose may quote.
 measured_figures() {
@@ -20,7 +22,7 @@ measured_figures() {
     /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ { inside = 1; next }
     /^<!-- \/(bench|micro|profile|sweep) -->$/ { inside = 0; next }
     inside { while (match($0, /[0-9]+(\.[0-9]+)?/)) { print substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH) } }
-    ' "$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md
+    ' $(readme_pages "$WORKBOOK_DIR" | sed "s|^|$WORKBOOK_DIR/|")
     grep -oE '[0-9]+\.[0-9]+' "$WORKBOOK_DIR/steps.conf"
 }
 
@@ -33,7 +35,7 @@ unmatched_figures() {
     local pool=$1 readme readmes
     shift
     readmes=("$@")
-    [ $# -gt 0 ] || readmes=("$WORKBOOK_DIR"/README.md "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md)
+    [ $# -gt 0 ] || mapfile -t readmes < <(readme_pages "$WORKBOOK_DIR" | sed "s|^|$WORKBOOK_DIR/|")
     for readme in "${readmes[@]}"; do
         awk -v name="${readme#"$WORKBOOK_DIR"/}" '
         function check(    i, line, figure, value, decimals, found, p) {
@@ -151,11 +153,10 @@ profile_figure_problems() {
             sub(/,$/, "", figure); gsub(/,/, "", figure)
             if (figure ~ /\.[0-9][0-9]/ || (figure !~ /\./ && figure + 0 >= 10000)) print figure
         }
-    }' "$root"/README.md "$root"/[0-9][0-9]-*/README.md | sort -u >"$pool"
-    for readme in "$root"/README.md "$root"/[0-9][0-9]-*/README.md; do
-        [ -f "$readme" ] || continue
+    }' $(readme_pages "$root" | sed "s|^|$root/|") | sort -u >"$pool"
+    for readme in $(readme_pages "$root" | sed "s|^|$root/|"); do
         dir=$(dirname "$readme"); number=$(basename "$dir"); number=${number%%-*}
-        [ "$dir" = "$root" ] && number=
+        [[ $dir != "$root" && $dir != "$root/docs" ]] || number=
         awk -v name="${readme#"$root"/}" -v step="$number" '
         function figures(line, out,    n, figure) {  # the figures of a line, as printed
             gsub(/`[^`]*`/, " ", line)                # inline code: names, commands
@@ -240,6 +241,7 @@ readme_copy() {
     local copy=$BATS_TEST_TMPDIR/$1 dir
     mkdir -p "$copy"
     cp "$WORKBOOK_DIR/README.md" "$copy/"
+    [ ! -d "$WORKBOOK_DIR/docs" ] || cp -r "$WORKBOOK_DIR/docs" "$copy/"
     for dir in "$WORKBOOK_DIR"/[0-9][0-9]-*/; do
         mkdir -p "$copy/$(basename "$dir")"
         cp "$dir/README.md" "$dir/Makefile" "$copy/$(basename "$dir")/"

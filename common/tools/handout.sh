@@ -21,7 +21,8 @@
 #
 # In the copy, `make test` and `make grade` work as here and say what they
 # skip; `make bench` and `make calibrate` need solutions/ and say so; the top
-# README is the learner's part of this one, for those steps, and each step's
+# README and docs/ are the learner's part of this one's, for those steps (the
+# instructor's pages of docs/ are left out), and each step's
 # README shows no command for the reference solution. Called
 # by `make handout STEP=05 DEST=dir`. Exit status: 0 written, 2 bad arguments
 # (DEST is never overwritten).
@@ -74,11 +75,14 @@ awk -v last="$step" '
 !drop { printf "%s%s\n", held, $0 }
 { held = "" }
 END { if (!drop) printf "%s", held }' "$dest/steps.conf" >"$dest/steps.conf.new" && mv "$dest/steps.conf.new" "$dest/steps.conf"
-# The top README speaks of the steps handed out, and of no solutions: what
-# stands between its "full copy only" markers goes, what its "in a handout"
-# comments hold shows instead (LAST: the last step), and its table of steps
-# and its progression table lose the later steps' rows (the table, a track
-# none of whose steps is left).
+# The top README and the pages of docs/ speak of the steps handed out, and
+# of no solutions: what stands between their "full copy only" markers goes,
+# what their "in a handout" comments hold shows instead (LAST: the last
+# step), and the table of steps and the progression table lose the later
+# steps' rows (the table, a track none of whose steps is left). A page left
+# with nothing to read (the instructor's guide is all "full copy only") goes.
+for page in "$dest/README.md" "$dest"/docs/*.md; do
+[ -f "$page" ] || continue
 awk -v last="$step" '
 # A paragraph of the progression table: shown unless it held rows of steps
 # and none of them is handed out.
@@ -102,7 +106,10 @@ bench && (/^```/ || $0 == "<!-- /bench -->") { flush(); gap = 0; bench = $0 != "
 bench && /^$/ { flush(); next }
 bench && /^  [0-9][0-9] / { rows++; if (substr($0, 3, 2) > last) next; kept++ }
 bench { para[++n] = $0; next }
-{ print }' "$dest/README.md" | cat -s >"$dest/README.md.new" && mv "$dest/README.md.new" "$dest/README.md"
+{ print }' "$page" | cat -s >"$page.new" && mv "$page.new" "$page" || exit 2
+[ "$page" = "$dest/README.md" ] || grep -q '[^[:space:]]' "$page" || rm "$page"
+done
+rmdir "$dest/docs" 2>/dev/null
 # Each step's README loses its command lines that build or run the reference
 # solution (a code line that starts with `make solution`): there is none.
 for readme in "$dest"/[0-9][0-9]-*/README.md; do
