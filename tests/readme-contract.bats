@@ -54,10 +54,9 @@ setup_file() {
 }
 
 # learner_shell COMMAND...: as typed in a shell with no GPU and one
-# architecture. (Without WORKBOOK_TEST_HANDOUT: the handout's own copy of
-# this file does not run make test once more.)
+# architecture. (make test in a handout: tests/handout.bats.)
 learner_shell() {
-    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u MAKEOVERRIDES -u GNUMAKEFLAGS -u WORKBOOK_TEST_HANDOUT \
+    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u MAKEOVERRIDES -u GNUMAKEFLAGS -u WORKBOOK_TEST_ALL \
         CUDA_VISIBLE_DEVICES= SM=90 "$@"
 }
 
@@ -500,20 +499,4 @@ install_fake_tools() {
     done < <(commands_of handout)
     [ "$ran" -ge 1 ] || [ -d "$COPY/solutions" ] || skip "this copy is a handout: its README shows no make handout"
     report "$ran" "make handout commands"
-}
-
-@test "make test in a handout passes without a GPU, and its count says tests ran (WORKBOOK_TEST_HANDOUT=1)" {
-    [ -d "$COPY/solutions" ] || skip "this copy is a handout already: its README shows no make handout"
-    # Minutes on a small machine: the whole suite again, in the handout. CI
-    # runs it (.ci/run sets WORKBOOK_TEST_HANDOUT=1, as for tests/handout.bats).
-    [ "${WORKBOOK_TEST_HANDOUT:-}" = 1 ] || skip "make test in a handout runs the suite again: WORKBOOK_TEST_HANDOUT=1 runs it (.ci/run does)"
-    local where folder command handout=$BATS_TEST_TMPDIR/handout step
-    IFS=$'\t' read -r where folder command < <(commands_of handout)
-    [ -n "$command" ] || fail "the README shows no make handout command"
-    step=$(sed -nE 's/.*STEP=([0-9]+).*/\1/p' <<<"$command")
-    learner_shell make -s -C "$COPY" handout STEP="$step" DEST="$handout" 2>/dev/null
-    run learner_shell timeout 3600 bash -c 'cd "$1" && make test' _ "$handout"
-    assert_success
-    refute_line --regexp '^not ok '
-    assert_line --regexp '^make test: [1-9][0-9]* tests, 0 failed, [0-9]+ skipped, in [0-9]+ s$'
 }
