@@ -139,9 +139,8 @@ readme-figures:
 # The planted mistakes: the grader must catch each, and score each honest
 # variant in full (tests/mutants/run); make explain must name each culprit
 # line (tests/explain/run). Both plant into copies of solutions/.
-test-mutants: all
-	$(if $(wildcard tests/mutants/run),tests/mutants/run,@echo "make test-mutants: skipped: no tests/mutants/ here (it plants mistakes in copies of solutions/)" >&2)
-	$(if $(wildcard tests/explain/run),tests/explain/run)
+test-mutants:
+	$(if $(wildcard tests/mutants/run),@$(call ask_for_gpu,test-mutants) $(MAKE) all && tests/mutants/run$(if $(wildcard tests/explain/run), && tests/explain/run),@echo "make test-mutants: skipped: no tests/mutants/ here (it plants mistakes in copies of solutions/)" >&2)
 
 handout:
 	$(if $(and $(STEP),$(DEST)),,$(error name the last step and a new folder: make handout STEP=05 DEST=../workbook-05))
@@ -199,10 +198,10 @@ $(MICRO_ATOMICS): common/micro/atomics.cu $(BLOCK_SUM)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Icommon/core $(addprefix -I,$(dir $(BLOCK_SUM))) -o $@ $<
 
-micro-atomics: $(if $(wildcard common/micro/atomics.cu),$(MICRO_ATOMICS))
+micro-atomics:
 	$(if $(wildcard common/micro/atomics.cu),,$(error no common/micro/atomics.cu in this copy: it is handed out with step 08))
-	@mkdir -p results
-	set -o pipefail; $(MICRO_ATOMICS) | tee results/micro-atomics.txt.new && mv results/micro-atomics.txt.new results/micro-atomics.txt
+	@$(call ask_for_gpu,micro-atomics) $(MAKE) $(MICRO_ATOMICS) && mkdir -p results && set -o pipefail && \
+	    $(MICRO_ATOMICS) | tee results/micro-atomics.txt.new && mv results/micro-atomics.txt.new results/micro-atomics.txt
 
 clean:
 	for s in $(STEPS); do $(MAKE) -C $$s clean; done
