@@ -498,6 +498,16 @@ install_fake_tools() {
                 [ ! -e "$dest/$(basename "$dir")" ] || problem "$where: $command: $(basename "$dir") handed out"
             fi
         done
+        # Its README and pages of docs/ link to no file it left out (the
+        # instructor's pages of docs/ among them), and hold no marker.
+        while read -r found; do
+            problem "$where: $command: $found"
+        done < <(cd "$dest" && for page in $(readme_pages .); do
+            grep -oE '\]\([^):#]+[)#]' "$page" | sed -E 's/^\]\(//; s/[)#]$//' | while read -r target; do
+                [ -e "$(dirname "$page")/$target" ] || echo "$page links to $target, which the handout does not hold"
+            done
+            grep -nE 'full copy only|<!-- in a handout' "$page" | sed "s|^|$page: a marker left: |"
+        done)
     done < <(commands_of handout)
     [ "$ran" -ge 1 ] || [ -d "$COPY/solutions" ] || skip "this copy is a handout: its README shows no make handout"
     report "$ran" "make handout commands"
