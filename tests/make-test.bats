@@ -153,3 +153,31 @@ test_slow() { printf 'load %s/tests/helpers.bash\n@test "slow one" { slow_test "
     assert_line --regexp '^make test-all: 1 tests, 0 failed, 0 skipped, in [0-9]+ s$'
     [ -e "$BATS_TEST_TMPDIR/meet/slow.ran" ] || fail "tests/run --all did not run the slow test"
 }
+
+# suite_counts: "ALL SLOW" for tests/*.bats: every test, and those that run
+# only under make test-all (slow_test in its body, or in its file's setup).
+suite_counts() {
+    awk '
+    FNR == 1 { file_slow = 0; in_setup = 0; in_test = 0 }
+    /^setup\(\) *\{/ { in_setup = 1; in_test = 0; next }
+    /^@test / { all++; in_test = 1; in_setup = 0; test_slow[FILENAME, FNR] = 0; id = FILENAME SUBSEP FNR; tests[FILENAME] = tests[FILENAME] " " FNR; next }
+    /^[a-z_]+\(\) *\{/ { in_test = 0; in_setup = 0 }
+    /^\}/ && in_setup { in_setup = 0 }
+    /^[ \t]+slow_test( |$)/ { if (in_setup) setup_slow[FILENAME] = 1; else if (in_test) test_slow[id] = 1 }
+    END {
+        for (f in tests) {
+            n = split(substr(tests[f], 2), lines, " ")
+            for (i = 1; i <= n; i++) if (setup_slow[f] || test_slow[f, lines[i]]) slow++
+        }
+        print all, slow + 0
+    }' "$WORKBOOK_DIR"/tests/*.bats
+}
+
+@test "docs/testing.md counts the suite's tests, and those left to make test-all, as they are" {
+    local page=$WORKBOOK_DIR/docs/testing.md
+    [ -f "$page" ] || skip "no docs/testing.md in this copy (a handout)"
+    local said
+    said=$(tr '\n' ' ' <"$page" | sed -nE 's/.*The suite holds ([0-9]+) tests, of which ([0-9]+) run only under `make +test-all`.*/\1 \2/p')
+    [ -n "$said" ] || fail "docs/testing.md does not say 'The suite holds N tests, of which M run only under \`make test-all\`'"
+    assert_equal "$said" "$(suite_counts)"
+}
