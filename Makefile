@@ -2,8 +2,10 @@
 #
 # Variables:
 #   EX=04            the step(s) to act on, by number: EX=04, EX=4 or EX="04 05"
-#   SOLUTIONS=1      grade, sanitize or profile the reference solutions
-#                    instead of the exercises (SOLUTION=1 works too)
+#   SOLUTIONS=1      grade, sanitize, profile or explain the reference
+#                    solutions instead of the exercises (SOLUTION=1 works too);
+#                    in a copy without them (a handout) it says so in one line
+#                    and make exits 1, having run nothing (a failure is 2)
 #   JUNIT=FILE       `make grade` also writes JUnit XML there (GRADESCOPE=FILE,
 #                    CLASSROOM=FILE: Gradescope's and GitHub Classroom's results)
 #   JOBS=N           `make grade` grades up to N steps at once (grading/grade --jobs)
@@ -106,6 +108,16 @@ test-all:
 	fi; \
 	echo "make test-all: passed, in $$(($$(date +%s) - start)) s"
 
+# SOLUTIONS=1 where a step it names has no solution (a handout has none):
+# one line says so, and nothing runs -- not the grader on nothing. make's
+# question mode (-q) runs nothing and exits 1: the one status of its own a
+# makefile can give make, whose every failure is 2.
+NO_SOLUTION := $(if $(filter 1,$(SOLUTIONS)),$(if $(filter grade sanitize profile explain,$(MAKECMDGOALS)),$(filter-out $(SOLVED),$(PICKED))))
+ifneq ($(NO_SOLUTION),)
+  $(info make: $(if $(SOLVED),no reference solution in this copy for $(NO_SOLUTION),this copy has no reference solutions (no solutions/)): SOLUTIONS=1 has nothing to run)
+  MAKEFLAGS += -q
+endif
+
 # The options, gathered first: make shows the command as one line.
 GRADE_OPTIONS = $(strip $(if $(EX),--step "$(EX_NUMBERS)") $(if $(filter 1,$(SOLUTIONS)),--solutions) \
     $(if $(JOBS),--jobs "$(JOBS)") $(if $(JUNIT),--junit "$(JUNIT)") $(if $(GRADESCOPE),--gradescope "$(GRADESCOPE)") \
@@ -155,8 +167,11 @@ test-toolkits:
 doctor:
 	@common/tools/doctor.sh
 
+# one_step GOAL: the first line of a recipe for one step. Where SOLUTIONS=1
+# has no solution to run, it is a command, which the question mode does not
+# run and stops at, before any line that calls $(MAKE) (which it would run).
 define one_step
-$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04$(if $(EX), (EX=$(EX) names $(words $(PICKED)) steps))))
+$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04$(if $(EX), (EX=$(EX) names $(words $(PICKED)) steps))))$(if $(NO_SOLUTION),@:)
 endef
 
 # The step's own goals ask for the GPU first (common/step.mk).

@@ -21,6 +21,9 @@
 #   make grade            grade this step (SOLUTION=1: the reference solution)
 #   make help             these lines
 #   make clean
+#
+# In a copy without the step's solution (a handout), make solution and
+# SOLUTION=1 say so in one line, run nothing, and exit 1 (a failure is 2).
 
 COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(COMMON_DIR)/cuda.mk
@@ -102,12 +105,17 @@ all: $(PROGRAM)
 harness: $(call core_objs,$(COMMON_SOURCES) $(PLANNER_SOURCES)) $(foreach t,$(TRACKS),$(call track_obj,$(t)) $(call track_source_objs,$(t)))
 	@:
 
-ifneq ($(wildcard $(SOLUTION_SRC)),)
 solution: $(PROGRAM)_solution
 	@:
-else
-solution:
-	@echo "$(STEP): no solution to build: $(SOLUTION_SRC) is not there" >&2; exit 1
+
+# Without the solution (a handout), a goal that asks for it says so, and
+# nothing runs: make's question mode (-q) exits 1, the one status of its own
+# a makefile can give make, whose every failure is 2.
+ifeq ($(wildcard $(SOLUTION_SRC)),)
+ifneq ($(filter solution $(PROGRAM)_solution $(if $(filter 1,$(SOLUTION)),sanitize profile explain grade),$(MAKECMDGOALS)),)
+  $(info $(STEP): this copy has no reference solution (no $(SOLUTION_SRC)): $(if $(filter 1,$(SOLUTION)),SOLUTION=1,make solution) has nothing to run)
+  MAKEFLAGS += -q
+endif
 endif
 
 # A step's two programs (common/core/plan.h). ./PROGRAM checks, times and audits,
@@ -121,16 +129,9 @@ $(PROGRAM): $(SHARED_OBJS) $(BUILD)/$(PROGRAM).plan
 	$(call say,LD,$@)
 	$(Q)$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
 
-# Without solutions/ (a handout), whatever asks for the solution's program
-# (SOLUTION=1 make sanitize, profile, explain) says why it cannot be had.
-ifneq ($(wildcard $(SOLUTION_SRC)),)
 $(PROGRAM)_solution: $(SHARED_OBJS) $(BEYOND_OBJS) $(BUILD)/$(PROGRAM)_solution.plan
 	$(call say,LD,$@)
 	$(Q)$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(BEYOND_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)
-else
-$(PROGRAM)_solution:
-	@echo "$(STEP): no reference solution in this copy ($(SOLUTION_SRC) is not there): SOLUTION=1 has nothing to run" >&2; exit 1
-endif
 
 # The planner may call only what planner.cpp defines of the CUDA runtime: a
 # call it lacks is an undefined reference, which the link names.

@@ -199,3 +199,102 @@ leaked_answers() {
     assert_line --regexp "^skipped: tests/explain.bats: each planted mistake's culprit line .* # skip no tests/explain/ here"
     assert_line --regexp '^skipped: tests/gpu.bats: the reference solutions pass every grading test .* # skip '
 }
+
+@test "make handout STEP=5 is STEP=05, as EX=4 is EX=04; a step that is not one is refused, and says which are" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
+    run make -s -C "$WORKBOOK_DIR" handout STEP=5 DEST="$BATS_TEST_TMPDIR/five"
+    assert_success
+    assert [ -d "$BATS_TEST_TMPDIR/five/05-reduction-sequential" ]
+    assert [ ! -e "$BATS_TEST_TMPDIR/five/06-reduction-direct" ]
+    run "$WORKBOOK_DIR/common/tools/handout.sh" 9 "$BATS_TEST_TMPDIR/nine"
+    assert_failure 2
+    assert_output --partial "handout: no step '09': give the number of one of the steps, 01 02 "
+    assert [ ! -e "$BATS_TEST_TMPDIR/nine" ]
+    run "$WORKBOOK_DIR/common/tools/handout.sh" five "$BATS_TEST_TMPDIR/nine"
+    assert_failure 2
+    assert_output --partial "handout: no step 'five'"
+}
+
+@test "SOLUTIONS=1 (SOLUTION=1, make solution) in a handout says in one line that there are none, runs nothing and exits 1" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
+    local dest=$BATS_TEST_TMPDIR/class-05 goal
+    make -s -C "$WORKBOOK_DIR" handout STEP=05 DEST="$dest" 2>/dev/null
+    for goal in "grade EX=04 SOLUTIONS=1" "grade EX=4 SOLUTION=1" "grade SOLUTIONS=1" "sanitize EX=04 SOLUTIONS=1" \
+        "profile EX=05 SOLUTIONS=1" "explain EX=05 SOLUTION=1" "-n grade EX=04 SOLUTIONS=1"; do
+        # shellcheck disable=SC2086  # the goal's words
+        run env CUDA_VISIBLE_DEVICES= make --no-print-directory -C "$dest" $goal
+        assert_equal "make $goal: $status" "make $goal: 1"
+        assert_equal "make $goal: $output" "make $goal: make: this copy has no reference solutions (no solutions/): SOLUTIONS=1 has nothing to run"
+    done
+    for goal in "solution" "SOLUTION=1 sanitize" "SOLUTION=1 grade" "SOLUTIONS=1 explain" "SOLUTION=1 profile" "reduction_interleaved_solution"; do
+        # shellcheck disable=SC2086
+        run env CUDA_VISIBLE_DEVICES= make --no-print-directory -C "$dest/04-reduction-interleaved" $goal
+        assert_equal "make $goal: $status" "make $goal: 1"
+        assert_equal "${#lines[@]}" 1
+        assert_output --regexp "^04-reduction-interleaved: this copy has no reference solution \(no .*/solutions/04-reduction-interleaved/reduction_interleaved.cu\): (SOLUTION=1|make solution) has nothing to run$"
+    done
+    # Nothing was compiled or graded (make's records of the flags, under
+    # build/, are written as it reads the step's Makefile).
+    run find "$dest" -name '*.o' -o -name results -o -name .grade-results -o -name '*.plan'
+    assert_output ""
+    # Without SOLUTIONS=1, the same goals go on (make -n: what they would run).
+    run make -n -s -C "$dest" grade EX=04
+    assert_success
+    assert_output --partial "grading/grade --step"
+    # In the whole workbook, SOLUTIONS=1 runs what it did.
+    run make -n -s -C "$WORKBOOK_DIR" grade EX=04 SOLUTIONS=1
+    assert_success
+    assert_output --partial "--solutions"
+}
+
+@test "a handout's texts: what stands between handout markers goes or shows, by the copy's last step, in a line or in whole lines" {
+    command -v git >/dev/null || skip "no git here"
+    local copy=$BATS_TEST_TMPDIR/wb readme
+    mkdir -p "$copy"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./common/build' --exclude=./solutions -cf - .) |
+        tar -xf - -C "$copy"
+    readme=$copy/02-register-temp/README.md
+    cat >"$readme" <<'MD'
+# A step
+
+Run it<!-- full copy only --> against `./register_temp_solution`<!-- /full copy only -->.
+<!-- full copy only -->
+The reference solution is in `solutions/`.
+<!-- /full copy only -->
+<!-- in a handout:
+This copy, steps 01 to LAST, holds no solutions.
+-->
+A later step<!-- with step 03 --> (`../03-tiled-matmul/`)<!-- /with step 03 --> tiles it<!-- without step 03: , in a later copy -->.
+<!-- with step 03 -->
+Step 03 is here.
+<!-- /with step 03 -->
+
+The end.
+MD
+    (cd "$copy" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm copy) || fail "no git copy"
+    run "$copy/common/tools/handout.sh" 02 "$BATS_TEST_TMPDIR/two"
+    assert_success
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/two/02-register-temp/README.md")" "# A step
+
+Run it.
+This copy, steps 01 to 02, holds no solutions.
+A later step tiles it, in a later copy.
+
+The end."
+    run "$copy/common/tools/handout.sh" 3 "$BATS_TEST_TMPDIR/three"
+    assert_success
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/three/02-register-temp/README.md")" "# A step
+
+Run it.
+This copy, steps 01 to 03, holds no solutions.
+A later step (\`../03-tiled-matmul/\`) tiles it.
+Step 03 is here.
+
+The end."
+    # A marker left open writes no copy that holds it: the handout fails.
+    printf 'Lost <!-- full copy only --> here.\n' >>"$readme"
+    (cd "$copy" && git -c user.name=t -c user.email=t@t commit -qam open)
+    run "$copy/common/tools/handout.sh" 02 "$BATS_TEST_TMPDIR/open"
+    assert_failure 2
+    assert_output --partial "02-register-temp/README.md: a handout marker is not closed"
+}

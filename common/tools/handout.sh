@@ -38,6 +38,8 @@ esac
 step=$1 dest=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/common/tools/manifest.bash"
+# A step by its number, as EX= takes it: 5 is 05.
+[[ $step =~ ^[0-9]$ ]] && step=0$step
 [[ $step =~ ^[0-9][0-9]$ ]] && compgen -G "$root/$step-*/" >/dev/null ||
     { echo "handout: no step '$step': give the number of one of the steps, $(step_numbers)" >&2; exit 2; }
 [ -e "$dest" ] && { echo "handout: $dest exists: name a new folder (nothing was written)" >&2; exit 2; }
@@ -75,14 +77,62 @@ awk -v last="$step" '
 !drop { printf "%s%s\n", held, $0 }
 { held = "" }
 END { if (!drop) printf "%s", held }' "$dest/steps.conf" >"$dest/steps.conf.new" && mv "$dest/steps.conf.new" "$dest/steps.conf"
-# The top README and the pages of docs/ speak of the steps handed out, and
-# of no solutions: what stands between their "full copy only" markers goes,
-# what their "in a handout" comments hold shows instead (LAST: the last
-# step), and the table of steps and the progression table lose the later
-# steps' rows (the table, a track none of whose steps is left). A page left
-# with nothing to read (the instructor's guide is all "full copy only") goes.
-for page in "$dest/README.md" "$dest"/docs/*.md; do
-[ -f "$page" ] || continue
+# Every text of the copy (each .md file) speaks only of what the copy holds:
+# its markers, HTML comments that a reader of the full copy does not see,
+# say what goes and what shows instead, whole lines or within a line:
+#   <!-- full copy only -->TEXT<!-- /full copy only -->   TEXT goes
+#   <!-- in a handout: TEXT -->                          TEXT shows (LAST: the
+#                                                        copy's last step)
+#   <!-- with step NN -->TEXT<!-- /with step NN -->      TEXT goes where NN is
+#                                                        not handed out
+#   <!-- without step NN: TEXT -->                       TEXT shows there
+# A marker on a line of its own goes with its line.
+handout_text() {
+    awk -v last="$step" '
+    { text = text $0 "\n" }
+    # The text from `from` up to the first `marker` after it: its inner part
+    # (inner) and where the close ends (done), or 0 where it is not closed.
+    function closing(from, marker,    at) {
+        at = index(substr(text, from), marker)
+        if (!at) { print FILENAME ": a handout marker is not closed: " substr(text, from - length(open), 60) > "/dev/stderr"; failed = 1; return 0 }
+        inner = substr(text, from, at - 1)
+        return from + at - 1 + length(marker)
+    }
+    END {
+        out = ""
+        while (match(text, /<!-- (full copy only -->|in a handout:|with step [0-9][0-9] -->|without step [0-9][0-9]:)/)) {
+            open = substr(text, RSTART, RLENGTH)
+            before = substr(text, 1, RSTART - 1)
+            whole_line = RSTART == 1 || substr(text, RSTART - 1, 1) == "\n"
+            from = RSTART + RLENGTH
+            number = open; gsub(/[^0-9]/, "", number)
+            if (open ~ /full copy only/) { done = closing(from, "<!-- /full copy only -->"); shown = "" }
+            else if (open ~ /^<!-- with step/) { done = closing(from, "<!-- /with step " number " -->"); shown = number > last ? "" : inner }
+            else {
+                done = closing(from, "-->")
+                shown = (open ~ /in a handout/ || number > last) ? inner : ""
+                if (!whole_line) { sub(/^ /, "", shown); sub(/ $/, "", shown) }
+                gsub(/LAST/, last, shown)
+            }
+            if (!done) exit 1
+            # A marker on its own lines leaves no empty line behind it.
+            if (whole_line) {
+                sub(/^\n/, "", shown)
+                if (substr(text, done, 1) == "\n") done++
+            }
+            out = out before
+            text = shown substr(text, done)
+            if (shown != "" && open !~ /with step/) { out = out shown; text = substr(text, length(shown) + 1) }
+        }
+        printf "%s%s", out, text
+    }' "$1"
+}
+for text in $(cd "$dest" && find . -name '*.md' | sed 's|^\./||'); do
+    handout_text "$dest/$text" >"$dest/$text.new" && mv "$dest/$text.new" "$dest/$text" || { rm -f "$dest/$text.new"; exit 2; }
+done
+# The top README's table of steps and its progression table lose the later
+# steps' rows (the table, a track none of whose steps is left).
+page=$dest/README.md
 awk -v last="$step" '
 # A paragraph of the progression table: shown unless it held rows of steps
 # and none of them is handed out.
@@ -94,12 +144,6 @@ function flush(    i) {
     }
     n = rows = kept = 0
 }
-$0 == "<!-- full copy only -->" { full = 1; next }
-$0 == "<!-- /full copy only -->" { full = 0; next }
-full { next }
-$0 == "<!-- in a handout:" { handout = 1; next }
-handout && $0 == "-->" { handout = 0; next }
-handout { gsub(/LAST/, last) }
 /^\| \[[0-9][0-9]-/ && substr($0, 4, 2) > last { next }
 $0 == "<!-- bench:progression -->" { bench = 1; print; next }
 bench && (/^```/ || $0 == "<!-- /bench -->") { flush(); gap = 0; bench = $0 != "<!-- /bench -->"; print; next }
@@ -107,7 +151,10 @@ bench && /^$/ { flush(); next }
 bench && /^  [0-9][0-9] / { rows++; if (substr($0, 3, 2) > last) next; kept++ }
 bench { para[++n] = $0; next }
 { print }' "$page" | cat -s >"$page.new" && mv "$page.new" "$page" || exit 2
-[ "$page" = "$dest/README.md" ] || grep -q '[^[:space:]]' "$page" || rm "$page"
+# A page of docs/ left with nothing to read (the instructor's guide is all
+# "full copy only") goes, and docs/ with it where none is left.
+for page in "$dest"/docs/*.md; do
+    [ -f "$page" ] && ! grep -q '[^[:space:]]' "$page" && rm "$page"
 done
 rmdir "$dest/docs" 2>/dev/null
 # Each step's README loses its command lines that build or run the reference
