@@ -265,6 +265,7 @@ The reference solution is in `solutions/`.
 This copy, steps 01 to LAST, holds no solutions.
 -->
 A later step<!-- with step 03 --> (`../03-tiled-matmul/`)<!-- /with step 03 --> tiles it<!-- without step 03: , in a later copy -->.
+Timed by <!-- with step 03 -->`x`<!-- /with step 03 --><!-- without step 03: the benchmark -->: done.
 <!-- with step 03 -->
 Step 03 is here.
 <!-- /with step 03 -->
@@ -279,6 +280,7 @@ MD
 Run it.
 This copy, steps 01 to 02, holds no solutions.
 A later step tiles it, in a later copy.
+Timed by the benchmark: done.
 
 The end."
     run "$copy/common/tools/handout.sh" 3 "$BATS_TEST_TMPDIR/three"
@@ -288,6 +290,7 @@ The end."
 Run it.
 This copy, steps 01 to 03, holds no solutions.
 A later step (\`../03-tiled-matmul/\`) tiles it.
+Timed by \`x\`: done.
 Step 03 is here.
 
 The end."

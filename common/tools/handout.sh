@@ -103,7 +103,9 @@ handout_text() {
         while (match(text, /<!-- (full copy only -->|in a handout:|with step [0-9][0-9] -->|without step [0-9][0-9]:)/)) {
             open = substr(text, RSTART, RLENGTH)
             before = substr(text, 1, RSTART - 1)
-            whole_line = RSTART == 1 || substr(text, RSTART - 1, 1) == "\n"
+            # (The text left starts after the last marker: at its start, the
+            # line began where what was written out ends.)
+            whole_line = RSTART == 1 ? out == "" || substr(out, length(out)) == "\n" : substr(text, RSTART - 1, 1) == "\n"
             from = RSTART + RLENGTH
             number = open; gsub(/[^0-9]/, "", number)
             if (open ~ /full copy only/) { done = closing(from, "<!-- /full copy only -->"); shown = "" }
