@@ -221,6 +221,7 @@ overlapping() {
 }
 
 @test "a student stopped by --student-timeout leaves nothing running on its GPU for the next one" {
+    slow_test "two students waited out"
     class alice bob
     # Each program run would take 60 s, within a per-run timeout of 50 s of
     # its own; each student may take 12 s (time to reach a program run on a

@@ -50,6 +50,7 @@ setup() {
 }
 
 @test "bench-sweep without a GPU, or with a failing run, keeps the last good files" {
+    slow_test "builds for the sweep"
     local program=$WORKBOOK_DIR/03-tiled-matmul/tiled_matmul_solution
     [ -x "$program" ] || skip "the solution of 03 is not built"
     run "$SWEEP" --from "$FIXTURE"

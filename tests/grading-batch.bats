@@ -53,6 +53,7 @@ hand_in_04() {
 }
 
 @test "batch grading: each student in a pristine copy, only their exercise files, one gradebook" {
+    slow_test "a class graded"
     students=$BATS_TEST_TMPDIR/class
     # alice: her step 04 handed in, plus a Makefile that must never run
     hand_in_04 alice

@@ -56,6 +56,7 @@ load grading-helpers
 }
 
 @test "grade --results replaces a folder grade made, run after run" {
+    slow_test "a step graded twice"
     run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
     assert_success
     assert [ -f "$BATS_TEST_TMPDIR/new/.grade-results" ]

@@ -160,6 +160,7 @@ leaked_answers() {
 }
 
 @test "a handout builds, and a student's grade and bench run there, saying what they skip" {
+    slow_test "a handout built and graded"
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
     local dest=$BATS_TEST_TMPDIR/class-04
     make -s -C "$WORKBOOK_DIR" handout STEP=04 DEST="$dest"

@@ -98,6 +98,7 @@ fortifying_compilers() {
 }
 
 @test "integrity: a fortified call is named for what it stands for, and a fortified honest file stays clean" {
+    slow_test "a fortifying build"
     need_solutions
     command -v gcc >/dev/null && command -v g++ >/dev/null || skip "no gcc and g++ here to fortify"
     compilers=$(fortifying_compilers)
@@ -148,6 +149,7 @@ fortifying_compilers() {
 }
 
 @test "integrity: assembly in host code fails, naming the line; assembly in device code is fine" {
+    slow_test "copies compiled"
     need_solutions
     file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/07-host-asm-syscall.patch")
     run "$WORKBOOK_DIR/grading/integrity" "$file"
@@ -168,6 +170,7 @@ fortifying_compilers() {
 }
 
 @test "integrity: a side stream and a host copy fail; device-side printf stays allowed" {
+    slow_test "copies compiled"
     need_solutions
     file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/08-side-stream.patch")
     run "$WORKBOOK_DIR/grading/integrity" "$file"
@@ -187,6 +190,7 @@ fortifying_compilers() {
 }
 
 @test "integrity: the file is checked as the build compiles it, so host code kept for other architectures is seen" {
+    slow_test "a build for other architectures"
     # Host code that only a build for more than one architecture, or for a
     # newer one, compiles: __CUDA_ARCH_LIST__ differs between two compiles
     # whose -gencode lists differ.

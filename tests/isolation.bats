@@ -72,6 +72,7 @@ __attribute__((constructor)) static void probe(void)
 }
 
 @test "a planner that lingers after it has answered is ended, and the program says why" {
+    slow_test "a planner waited out"
     probe_build '#include <stdlib.h>
 #include <unistd.h>
 static void linger(void) { sleep(600); }

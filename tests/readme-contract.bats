@@ -330,6 +330,7 @@ grade_in() {
 }
 
 @test "the instructor's grading commands for every step: their status, their tests, their result files (in a handout of one step)" {
+    slow_test "a handout built and graded"
     local where folder command ran=0 handout=$BATS_TEST_TMPDIR/one-step first
     first=$(basename "${STEP_DIRS[0]}")
     learner_shell make -s -C "$COPY" handout STEP="${first%%-*}" DEST="$handout" 2>/dev/null

@@ -145,6 +145,7 @@ PY
 }
 
 @test "a step file saved in Latin-1 that does not compile leaves every result file valid" {
+    slow_test "a copy graded"
     # A copy of the workbook, a step's file in Latin-1 with an error the compiler quotes.
     R=$BATS_TEST_TMPDIR/g
     W=$BATS_TEST_TMPDIR/w
