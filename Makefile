@@ -53,8 +53,8 @@ $(STEPS): harness
 # them are not listed.
 help:
 	@echo "make                 build every exercise$(if $(SOLVED), and every solution)"
-	@echo "make test            the workbook's own tests, the quick ones (needs bats; a GPU for the graded part)"
-	@echo "make test-all        every test, the slow ones too, and the checks that plant mistakes (as CI runs it)"
+	@echo "make test            the workbook's own tests, the quick ones (needs bats$(if $(SOLVED),; a GPU for the graded part))"
+	@echo "make test-all        every test (the slow ones too)$(if $(wildcard tests/mutants/run), and the checks that plant mistakes), as CI runs it"
 	@echo "make grade [EX=04]   grade your exercises ($(if $(SOLVED),SOLUTIONS=1: the reference solutions; )JUNIT=file)"
 	@echo "                     (in a step's folder, make grade grades that step; make help there lists the rest)"
 	@[ -z "$(SOLVED)" ] || echo "make bench           time every reference solution: the progression table, CSV and plot"

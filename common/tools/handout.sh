@@ -22,8 +22,9 @@
 # In the copy, `make test` and `make grade` work as here and say what they
 # skip; `make bench` and `make calibrate` need solutions/ and say so; the top
 # README and docs/ are the learner's part of this one's, for those steps (the
-# instructor's pages of docs/ are left out), and each step's
-# README shows no command for the reference solution. Called
+# instructor's pages of docs/ are left out), and each step's README loses
+# its `make solution` lines and what its handout markers say goes (step
+# 03's "Past the lesson" still names the solution's program). Called
 # by `make handout STEP=05 DEST=dir`. Exit status: 0 written, 2 bad arguments
 # (DEST is never overwritten).
 set -u
