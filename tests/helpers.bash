@@ -26,9 +26,11 @@ all_programs() {
 }
 
 # True where a CUDA device can be used: a solution's quickest check runs.
+# (Nothing built: the driver is asked, as make asks before it builds.)
 have_gpu() {
     local probe="$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved_solution"
     [ -x "$probe" ] || probe="$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved"
+    [ -x "$probe" ] || { ! (source "$WORKBOOK_DIR/common/tools/options.bash" && no_usable_gpu >/dev/null); return; }
     timeout 120 "$probe" --check -n 1 >/dev/null 2>&1
     [ $? -ne 77 ]
 }
