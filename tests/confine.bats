@@ -250,9 +250,16 @@ EOF
 }
 
 @test "confine bounds time and memory, with or without a sandbox" {
+    local printed
     for sandbox in auto none; do
         GRADE_SANDBOX=$sandbox run "$W/grading/confine" --time 1 -- sleep 30
         assert_failure 124
+        # No file past 1 GB (bash's ulimit -f counts kilobytes), and no more
+        # than 64 MB printed: past it, the command is stopped.
+        GRADE_SANDBOX=$sandbox run "$W/grading/confine" -- bash -c 'ulimit -f'
+        assert_output 1048576
+        printed=$(GRADE_SANDBOX=$sandbox "$W/grading/confine" --time 20 -- yes 2>/dev/null | wc -c)
+        assert_equal "$printed" $((64 << 20))
         GRADE_SANDBOX=$sandbox run "$W/grading/confine" --memory 64 -- bash -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo ${#x}'
         assert_failure
         refute_output 200000000
