@@ -94,13 +94,14 @@ else
 endif
 
 # ask_for_gpu,GOAL: the start of a recipe's command for a goal that needs a
-# GPU (make sanitize, profile, explain), before it builds anything: where no
-# CUDA device can be used, it says so on one line ("make profile: skipped:
-# no usable CUDA device (...)") and ends the command with exit 0, a skip and
-# not a failure, so make adds no error lines (the scripts themselves exit 77).
-# skip_without_gpu (common/tools/options.bash) asks the CUDA runtime as the
-# programs do; the answer holds for the makes this command starts
-# (WORKBOOK_GPU). Nothing is asked under make -n.
+# GPU (make bench, calibrate, sanitize, profile, explain, ...), before it
+# builds anything: where no CUDA device can be used, it says so on one line
+# ("make profile: skipped: no usable CUDA device (...)") and ends the command
+# with exit 0, a skip and not a failure, so make adds no error lines (the
+# scripts themselves exit 77). skip_without_gpu (common/tools/options.bash)
+# asks no_usable_gpu, which says no only where it is sure (else the build and
+# the program's own check decide); the answer holds for the makes this
+# command starts (WORKBOOK_GPU). Nothing is asked under make -n.
 ask_for_gpu = $(if $(DRY_RUN),,[ "$$WORKBOOK_GPU" = usable ] || \
     bash -c 'source "$$0" && OPTIONS_NAME="make $(1)" skip_without_gpu' $(TOP_DIR)/common/tools/options.bash || \
     { [ $$? -eq 77 ] && exit 0; exit 1; }; export WORKBOOK_GPU=usable;)

@@ -144,17 +144,23 @@ PY
     assert_line "failed: ^A"
 }
 
-@test "a step file saved in Latin-1 that does not compile leaves every result file valid" {
-    slow_test "a copy graded"
-    # A copy of the workbook, a step's file in Latin-1 with an error the compiler quotes.
+# copy_with_first_step: a copy of the workbook in $W (results in $R), and
+# its first step's folder name in step (the caller's local).
+copy_with_first_step() {
     R=$BATS_TEST_TMPDIR/g
     W=$BATS_TEST_TMPDIR/w
     mkdir -p "$W"
     (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./.tools' \
         --exclude='./solutions' -cf - .) | tar -xf - -C "$W"
     export MANIFEST=$W/steps.conf
+    step=$(basename "${STEP_DIRS[0]}")
+}
+
+@test "a step file saved in Latin-1 that does not compile leaves every result file valid" {
+    slow_test "a copy graded"
+    # A copy of the workbook, a step's file in Latin-1 with an error the compiler quotes.
     local step
-    step=$(basename "${STEP_DIRS[0]}")  # the first of this copy's steps
+    copy_with_first_step
     printf 'const char *greeting = "caf\351 \001";\nint sum_of_nothing() { return undefined_here; }\n' \
         >>"$W/$step/$(step_field "$step" program).cu"
     one_architecture_without_gpu
@@ -168,14 +174,8 @@ PY
 }
 
 @test "a missing ; is reported once, with the compiler's message; the step's other tests say 'not run (the build failed)' in one line; no bats internals reach a result file" {
-    R=$BATS_TEST_TMPDIR/g
-    W=$BATS_TEST_TMPDIR/w
-    mkdir -p "$W"
-    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude='./*/build' --exclude='./.tools' \
-        --exclude='./solutions' -cf - .) | tar -xf - -C "$W"
-    export MANIFEST=$W/steps.conf
     local step
-    step=$(basename "${STEP_DIRS[0]}")  # the first of this copy's steps
+    copy_with_first_step
     printf 'int missing_semicolon() { return 1 }\n' >>"$W/$step/$(step_field "$step" program).cu"
     one_architecture_without_gpu
     run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step "${step%%-*}" --results "$R" \
