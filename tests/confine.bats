@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# tests/run: about 50 s (without a GPU, on 2 cores; it orders the files, longest first)
 # What a learner hands in reads nothing outside the workbook and cannot take
 # the grading machine down: hand-ins are regular files only
 # (grading/take-hand-in), a file may include only the workbook's, the
@@ -178,6 +179,7 @@ refute_secret_anywhere() {
 }
 
 @test "an assembler's .include in host code quotes nothing of the file it names, with or without the sandbox" {
+    slow_test "a build with and without the sandbox"
     # An answer among the workbook's tests, as tests/honest holds them, and
     # the secret: lines the assembler quotes whole ("no such instruction:
     # `__global__ void ...'"), so that only the message filter

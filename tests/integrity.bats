@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# tests/run: about 35 s (without a GPU, on 2 cores; it orders the files, longest first)
 # The integrity test of the learner's file, which needs no GPU: a finding,
 # with the symbol and its line, on the mutants that call a library or forge
 # the records. (tests/integrity-clean.bats: no finding on good files.)
@@ -42,6 +43,11 @@ mutant_file() {
     run "$WORKBOOK_DIR/grading/integrity" "$file"
     assert_failure 1
     assert_line --regexp '^cublasSgemm_v2: calls a library that does the work.*\(line [0-9]+: cublasSgemm\('
+}
+
+@test "integrity: CUB's kernels in the file fail, as does the memory they allocate" {
+    slow_test "CUB compiled"
+    need_solutions
     file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/08-library-cub.patch")
     run "$WORKBOOK_DIR/grading/integrity" "$file"
     assert_failure 1

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# tests/run: about 12 s (without a GPU, on 2 cores; it orders the files, longest first)
 # The learner's code never runs in the program that checks and times it
 # (common/core/plan.h): no function the learner's file defines is linked into
 # ./PROGRAM, the program that takes --records; its planner, build/PROGRAM.plan,
@@ -51,6 +52,7 @@ probe_build() {
 }
 
 @test "the planner cannot signal, limit or outgrow others: fcntl, prlimit64 and shared memory are refused it" {
+    slow_test "a copy of the workbook built, its planner run"
     probe_build '#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
