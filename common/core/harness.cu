@@ -149,6 +149,9 @@ static void print_usage(const option_spec *spec)
     printf("      --records FILE write the records to FILE (implies --machine); stdout is left to\n");
     printf("                     what the kernels print\n");
     printf("      --facts        print the track's facts (a record for the scripts) and end; no GPU\n");
+    printf("      --write-plans FILE  plan your host code's calls at every size and block given, into\n");
+    printf("                     FILE, and end; --plans FILE: replay those instead of planning\n");
+    printf("                     (the grader plans once per grading)\n");
     printf("  -o, --only ROLES   run only the kernels of these roles, a comma-separated list of\n");
     printf("                     first, start, given, yours, beyond, library (the ceiling is always\n");
     printf("                     timed); --only beyond: the reference solution's kernels past the lesson\n");
@@ -220,7 +223,7 @@ static int split_list(char *text, char **items, const char *option)
 
 static void parse_sizes(const char *arg, const option_spec *spec, options *opt)
 {
-    char buf[1024], *items[MAX_LIST];
+    char buf[4096], *items[MAX_LIST];
     snprintf(buf, sizeof buf, "%s", arg);
     int count = split_list(buf, items, "--size");
     for (int i = 0; i < count; i++) {
@@ -238,7 +241,7 @@ static void parse_sizes(const char *arg, const option_spec *spec, options *opt)
 // them: every timed table has it, as what the others are a share of.
 static void parse_roles(const char *arg, options *opt)
 {
-    char buf[1024], *items[MAX_LIST];
+    char buf[4096], *items[MAX_LIST];
     snprintf(buf, sizeof buf, "%s", arg);
     int count = split_list(buf, items, "--only");
     opt->only = 0;
@@ -255,7 +258,7 @@ static void parse_roles(const char *arg, options *opt)
 static void parse_blocks(const char *arg, const option_spec *spec, options *opt)
 {
     const block_rule *rule = spec->blocks;
-    char buf[1024], *items[MAX_LIST];
+    char buf[4096], *items[MAX_LIST];
     snprintf(buf, sizeof buf, "%s", arg);
     int count = split_list(buf, items, "--block");
     for (int i = 0; i < count; i++) {
@@ -312,7 +315,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     opt->reps = spec->default_reps;
     opt->seed = 1;
 
-    enum { RECORDS_OPTION = 1000, FACTS_OPTION };  // long options only: no letter of their own
+    enum { RECORDS_OPTION = 1000, FACTS_OPTION, PLANS_OPTION, WRITE_PLANS_OPTION };  // long options only
     static const struct option longopts[] = {
         {"size", required_argument, NULL, 'n'},  {"block", required_argument, NULL, 'b'},
         {"reps", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
@@ -320,6 +323,8 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         {"only", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
         {"records", required_argument, NULL, RECORDS_OPTION},
         {"facts", no_argument, NULL, FACTS_OPTION},
+        {"plans", required_argument, NULL, PLANS_OPTION},
+        {"write-plans", required_argument, NULL, WRITE_PLANS_OPTION},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;  // we word the errors ourselves, on one line
@@ -347,6 +352,8 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
             opt->machine = true;
             break;
         case FACTS_OPTION: opt->facts = true; break;
+        case PLANS_OPTION: opt->plans_in = optarg; break;
+        case WRITE_PLANS_OPTION: opt->plans_out = optarg; break;
         case 'h': print_usage(spec); exit(EXIT_CORRECT);
         case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
@@ -357,6 +364,8 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     }
     if (optind < argc)
         usage_error("unexpected argument '%s'", argv[optind]);
+    if (opt->plans_in && opt->plans_out)
+        usage_error("--plans and --write-plans: one run reads the plans, another writes them");
 }
 
 // The facts this program uses itself, read once from the track's facts.
@@ -951,7 +960,16 @@ int step_main(int argc, char **argv, const track *t, track_call call, const step
     // Which of its functions the learner's file defines: before the GPU, so
     // that a bad --only is refused without one.
     int id_count = learner_ids(s, ids);
-    plans_survey(ids, id_count);
+    if (opt.plans_out) {
+        open_device();
+        module_open();
+        plans_write(ids, id_count, &opt, opt.plans_out);
+        return EXIT_CORRECT;
+    }
+    if (opt.plans_in)
+        plans_read(opt.plans_in);
+    else
+        plans_survey(ids, id_count);
     int graded;
     int count = line_up(t, s, &opt, cs, &graded);
     if (count == 0)

@@ -64,7 +64,7 @@ static inline unsigned int ceil_div(unsigned int a, unsigned int b) { return (a 
 // ---------------------------------------------------------------------------
 // Options
 // ---------------------------------------------------------------------------
-#define MAX_LIST 32  // most sizes or block shapes one run accepts
+#define MAX_LIST 128  // most sizes or block shapes one run accepts (a grading's plans take them all)
 
 typedef struct {
     int x, y;  // y is 1 for one-dimensional blocks
@@ -81,6 +81,7 @@ typedef struct {
     bool machine;     // --machine: records for the grader instead of a table
     bool facts;       // --facts: the track's facts, then nothing else
     unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all
+    const char *plans_in, *plans_out;  // --plans FILE, --write-plans FILE (plan.h)
 } options;
 
 // Which blocks a program accepts (-b), and the one it uses without -b.

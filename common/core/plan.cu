@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -304,11 +305,18 @@ static bool confine_this_process(void)
 
 // The requests, as the planner reads them on its stdin: the GPU, the module's
 // kernels, then one line per call.
-static FILE *write_requests(const char *const *ids, int id_count, const options *opt)
+static FILE *write_requests(const char *const *ids, int id_count, const options *opt, bool survey)
 {
     FILE *f = tmpfile();
     if (!f)
         die(EXIT_CUDA, "cannot make a file for the planner's requests: %s", strerror(errno));
+    for (int i = 0; survey && i < id_count; i++)
+        fprintf(f, "defines\tid=%s\n", ids[i]);
+    if (!opt) {  // the survey alone: no GPU needed
+        fflush(f);
+        rewind(f);
+        return f;
+    }
     int dev;
     cudaDeviceProp props;
     CUDA_CHECK(cudaGetDevice(&dev));
@@ -569,23 +577,66 @@ static char *ask_planner(FILE *requests)
 // Which of the step's functions the learner's file defines, by id.
 static char defined_ids[4096];
 
-void plans_survey(const char *const *ids, int id_count)
+// The survey's answers among the planner's lines (text is cut into lines).
+static void note_defined(char *text)
 {
-    FILE *requests = tmpfile();
-    if (!requests)
-        die(EXIT_CUDA, "cannot make a file for the planner's requests: %s", strerror(errno));
-    for (int i = 0; i < id_count; i++)
-        fprintf(requests, "defines\tid=%s\n", ids[i]);
-    fflush(requests);
-    rewind(requests);
-    char *text = ask_planner(requests);
     char id[128];
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
         if (strncmp(line, "defined\t", 8) == 0) {
             size_t used = strlen(defined_ids);
             snprintf(defined_ids + used, sizeof defined_ids - used, " %s ", line_field(line, "id", id, sizeof id));
         }
+}
+
+void plans_survey(const char *const *ids, int id_count)
+{
+    FILE *requests = write_requests(ids, id_count, NULL, true);
+    char *text = ask_planner(requests);
+    note_defined(text);
     free(text);
+}
+
+// The plans of a grading, made by one run (plans_write) and read by every
+// other (plans_read): the planner's own lines, the survey's first.
+static bool plans_from_file;
+
+void plans_write(const char *const *ids, int id_count, const options *opt, const char *path)
+{
+    set_activity("planning your launches, for every size and block of the grading");
+    char *text = ask_planner(write_requests(ids, id_count, opt, true));
+    FILE *f = fopen(path, "we");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+        die(EXIT_CUDA, "cannot write the plans to %s: %s", path, strerror(errno));
+    parse_plans(text);  // whole, as a run that reads them will need them
+    int incomplete = 0;
+    for (int i = 0; i < plan_count; i++)
+        incomplete += !plans[i].complete;
+    if (incomplete)
+        die(EXIT_CUDA, "the planner's plans stop in the middle (%d of %d)", incomplete, plan_count);
+    printf("plans: %d calls planned, written to %s\n", plan_count, path);
+    set_activity("%s", "");
+}
+
+void plans_read(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        die(EXIT_USAGE, "cannot read the plans in %s: %s", path, f ? "not a regular file" : strerror(errno));
+    if ((size_t)st.st_size > PLANNER_OUTPUT)
+        die(EXIT_USAGE, "%s is larger than any planner's answer", path);
+    char *text = (char *)malloc((size_t)st.st_size + 1), *copy = (char *)malloc((size_t)st.st_size + 1);
+    if (!text || !copy)
+        die(EXIT_CUDA, "out of host memory");
+    size_t got = fread(text, 1, (size_t)st.st_size, f);
+    fclose(f);
+    text[got] = '\0';
+    memcpy(copy, text, got + 1);
+    note_defined(copy);
+    parse_plans(text);
+    free(copy);
+    free(text);
+    plans_from_file = true;
 }
 
 bool planned(const char *id)
@@ -597,8 +648,18 @@ bool planned(const char *id)
 
 void plans_make(const char *const *ids, int id_count, const options *opt)
 {
+    if (plans_from_file) {  // every call this run makes must be among them
+        for (int s = 0; s < opt->size_count; s++)
+            for (int b = 0; b < opt->block_count; b++)
+                for (int i = 0; i < id_count; i++)
+                    if (planned(ids[i]) && !plan_for(ids[i], opt->sizes[s], opt->blocks[b]))
+                        die(EXIT_USAGE, "the plans given have none of %s at n=%llu, block %dx%d: make them with "
+                                        "--write-plans at every size and block the runs use",
+                            ids[i], opt->sizes[s], opt->blocks[b].x, opt->blocks[b].y);
+        return;
+    }
     set_activity("planning your launches");
-    char *text = ask_planner(write_requests(ids, id_count, opt));
+    char *text = ask_planner(write_requests(ids, id_count, opt, false));
     parse_plans(text);
     free(text);
     set_activity("%s", "");

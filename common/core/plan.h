@@ -124,8 +124,20 @@ void plans_survey(const char *const *ids, int id_count);
 bool planned(const char *id);
 
 // Ask the planner, as plans_survey does, for every call this run will make:
-// each of `ids` at every size and block of opt. After module_open.
+// each of `ids` at every size and block of opt. After module_open. Where the
+// plans were read (plans_read), check instead that they hold every such
+// call: exits 2 naming one they lack.
 void plans_make(const char *const *ids, int id_count, const options *opt);
+
+// One plan per grading. The grader has one run ask the planner, once, for
+// the survey and for every size and block of every run its tests will make
+// (--write-plans FILE, with every size and block in -n and -b): written to
+// path, after module_open. Every other run reads them (--plans FILE) instead
+// of starting the planner: so what a run replays cannot depend on which
+// test, tool or surroundings asked for it. plans_read stands for
+// plans_survey, before the GPU.
+void plans_write(const char *const *ids, int id_count, const options *opt, const char *path);
+void plans_read(const char *path);
 
 // The plan of one call; NULL if it was never asked for.
 const plan *plan_for(const char *id, unsigned long long n, block_shape block);
