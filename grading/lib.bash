@@ -110,6 +110,8 @@ learner_object() {
 confine() {
     CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" ${3:+--write "$3"} --step "$STEP")
     [ "${GPU:-yes}" = no ] || CONFINE+=(--gpu)
+    # The plans of this grading, once made, for every run to replay.
+    [ "${3:-}" = "$(plans_file)" ] || [ ! -f "$(plans_file)" ] || CONFINE+=(--read "$(plans_file)")
     CONFINE+=(--)
 }
 
@@ -181,6 +183,109 @@ on_gpu() {
     fi
 }
 
+# ---------------------------------------------------------------------------
+# One plan per grading
+# ---------------------------------------------------------------------------
+
+# The learner's host code runs in its planner (common/core/plan.h), and the
+# planner runs once per grading of a step, before any of the step's runs:
+# for every size and block that any of its tests will use, in one process.
+# Every run then replays those plans (--plans), so that what a check, the
+# timed run, the profiled one or a sanitizer's replays is one answer, given
+# before any of them started, whoever asks and however.
+plans_file() { echo "$(verdict_dir)/plans"; }
+
+# The sanitizers' runs of this grading, one line of options each (make
+# sanitize's, SANITIZE_RUNS in common/step.mk), the first with two more of
+# the correctness tests' sizes, no larger than its own, and one more of the
+# step's blocks, drawn from GRADE_SEED: a file cannot tell which of its
+# checked configurations will be watched. Kept for the grading, as the plans
+# are made for them.
+sanitize_runs() {
+    local file
+    file=$(verdict_dir)/sanitize-runs
+    if [ ! -s "$file" ]; then
+        local first rest sizes blocks block pool
+        { read -r first; rest=$(cat); } < <(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
+        [[ $first == *" -n "*" -b "* ]] || { echo "$STEP: make print-sanitize-args gave no run with -n and -b: '$first'" >&2; return 1; }
+        sizes=$(option_of -n "$first")
+        blocks=$(option_of -b "$first")
+        pool=$(for block in $(step_setting blocks | tr ',' ' '); do check_sizes "$block"; done |
+            awk -v have="$sizes" 'BEGIN { n = split(have, h, ","); for (i = 1; i <= n; i++) { seen[h[i]] = 1; if (h[i] + 0 > max) max = h[i] + 0 } }
+                 $1 + 0 <= max && !seen[$1]++')
+        sizes=$sizes,$(draw 2 <<<"$pool" | paste -sd, -)
+        block=$(step_setting blocks | tr ',' '\n' | awk -v have="$blocks" 'BEGIN { n = split(have, h, ","); for (i = 1; i <= n; i++) seen[h[i]] = 1 }
+            { b = $1; if (b !~ /x/ && have ~ /x/) b = b "x" b } !seen[b]' | draw 1)
+        mkdir -p "$(verdict_dir)"
+        { echo "${first%%-n *}-n ${sizes%,} -b $blocks${block:+,$block}"; [ -z "$rest" ] || echo "$rest"; } >"$file"
+    fi
+    cat "$file"
+}
+
+# option_of OPTION ARGS: the value of OPTION (-n, -b) in a line of options.
+option_of() {
+    local previous="" word
+    for word in $2; do
+        [ "$previous" = "$1" ] && { echo "$word"; return; }
+        previous=$word
+    done
+}
+
+# draw K: K of the lines on stdin, picked by GRADE_SEED (the same seed, the same picks).
+draw() {
+    awk -v k="$1" -v seed="${GRADE_SEED:-1}" 'NF { line[n++] = $0 }
+        END { srand(seed % 2147483647); for (i = 0; i < k && n > 0; i++) { j = int(rand() * n); print line[j]; line[j] = line[--n] } }'
+}
+
+# The sizes and the blocks of every run the step's tests make -- the checks,
+# the timed run, the lesson, the audit, the sanitizers -- each once, as the
+# options -n and -b of the one run that plans them all.
+step_configurations() {
+    local block args word previous
+    local -a sizes=() blocks=()
+    for block in $(step_setting blocks | tr ',' ' '); do
+        blocks+=("$block")
+        # shellcheck disable=SC2207
+        sizes+=($(check_sizes "$block"))
+    done
+    while read -r args; do
+        previous=""
+        for word in $args; do
+            case $previous in
+            -n | --size) sizes+=(${word//,/ }) ;;
+            -b | --block) blocks+=(${word//,/ }) ;;
+            esac
+            previous=$word
+        done
+    done < <(step_setting timed; step_setting lesson_run; step_setting audit_run; sanitize_runs)
+    printf -- '-n %s -b %s\n' "$(printf '%s\n' "${sizes[@]}" | awk '!seen[$0]++' | paste -sd, -)" \
+        "$(printf '%s\n' "${blocks[@]}" | awk '!seen[$0]++' | paste -sd, -)"
+}
+
+# plans_ready: the step's plans, made by its first run that needs them. Where
+# the planning failed, every run fails as it did: returns 1 with status and
+# output those of the planning run.
+plans_ready() {
+    local file failed
+    file=$(plans_file)
+    failed=$file.failed
+    if [ ! -e "$file" ] && [ ! -e "$failed" ]; then
+        mkdir -p "$(verdict_dir)"
+        : >"$file"
+        confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
+        # shellcheck disable=SC2046
+        run on_gpu shared "${CONFINE[@]}" "$(program_path)" --write-plans "$file" $(step_configurations)
+        if [ "$status" -ne 0 ]; then
+            { echo "$status"; printf '%s\n' "$output"; } >"$failed"
+            rm -f "$file"
+        fi
+    fi
+    [ -e "$failed" ] || return 0
+    status=$(head -n 1 "$failed")
+    output=$(tail -n +2 "$failed")
+    return 1
+}
+
 # A line of a record: its kind, then a tab (common/tools/records.awk).
 RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding)\t'
 
@@ -192,10 +297,13 @@ run_program() {
     local file
     file=$(mktemp "$BATS_TEST_TMPDIR/records.XXXXXX")
     mkdir -p "$GRADE_RESULTS"
+    records=""
+    plans_ready || return 0
     # It may write its records file, and nothing else of this machine's but
     # its own bounded /tmp: no run can fill the disk under the others.
     confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
-    run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" "$@"
+    run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" \
+        --plans "$(plans_file)" "$@"
     # What the program left: read only as the regular file it was made, and
     # no more of it than records can fill (a link, a FIFO or a device in its
     # place is no record at all).
@@ -559,6 +667,7 @@ grade_lesson() {
     fi
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     mkdir -p "$GRADE_RESULTS"
+    plans_ready || { fail "not profiled: your host code's planning failed (see the correctness tests)"; return; }
     confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     # An exit the program never gives (0, 1, 2, 3 or 77), and no timeout: the
     # profiler's own failure, seen once on a GPU shared by 14 graders (an
@@ -568,7 +677,8 @@ grade_lesson() {
     for try in 1 2; do
         # shellcheck disable=SC2046
         run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 400 \
-            --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" $(step_setting lesson_run)
+            --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" \
+            --plans "$(plans_file)" $(step_setting lesson_run)
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
@@ -642,6 +752,9 @@ grade_sanitize() {
     fi
     record sanitize fail reason="not run"  # until shown otherwise
     mkdir -p "$GRADE_RESULTS"
+    plans_ready || { fail "not run: your host code's planning failed (see the correctness tests)"; return; }
+    local runs
+    runs=$(sanitize_runs 2>&1) || { fail "the sanitizers' runs are unknown: $runs"; return; }
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     # Each run of make sanitize's, in turn: the small sizes, then the timed one
     # (under the tools it names, if it names some). The verdict names every
@@ -651,10 +764,10 @@ grade_sanitize() {
         [ -n "$args" ] || continue
         # shellcheck disable=SC2086
         run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-            "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $args
+            "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $args --plans "$(plans_file)"
         [ "$status" -eq 0 ] || break
         clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")"
-    done < <(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
+    done <<<"$runs"
     case $status in
     0) record sanitize pass tools="$(tr ' ' '\n' <<<"$clean" | awk 'NF && !seen[$0]++' | paste -sd' ')" ;;
     77) triage_exit sanitize ;;

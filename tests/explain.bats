@@ -271,7 +271,7 @@ use_grader() {
     source "$WORKBOOK_DIR/grading/lib.bash"
     WORKBOOK_DIR=$BATS_TEST_TMPDIR/workbook
     mkdir -p "$WORKBOOK_DIR/$STEP"
-    printf 'print-program:\n\t@echo %s\n' "$2" >"$WORKBOOK_DIR/$STEP/Makefile"
+    printf 'print-program:\n\t@echo %s\nprint-sanitize-args:\n\t@echo --check -n 1 -b 32\n' "$2" >"$WORKBOOK_DIR/$STEP/Makefile"
     # Its records go to the file --records names.
     printf '#!/usr/bin/env bash\nwhile [ $# -gt 0 ]; do [ "$1" = --records ] && exec >"$2"; shift; done\nprintf "%%b" "$FAKE_OUTPUT"\n' \
         >"$WORKBOOK_DIR/$STEP/$2"
@@ -313,8 +313,8 @@ use_grader() {
 @test "the lesson test's failure ends with the culprit line" {
     use_grader 04-reduction-interleaved reduction_interleaved
     # ncu's raw page for the lesson test (as tests/grading-helpers.bash fakes
-    # it): the mask tree handed in, 55 warp-level shared stores per block, as the
-    # given kernel; and the learner's kernel, as the table of its module
+    # it): the mask tree handed in, as many warp-level shared stores (55 per
+    # block) as the given kernel; and the learner's kernel, as the table of its module
     # (build/PROGRAM.kernels, common/tools/kernels.awk) names it.
     mkdir -p "$BATS_TEST_TMPDIR/tools"
     cat >"$BATS_TEST_TMPDIR/tools/ncu" <<'SCRIPT'
@@ -335,7 +335,7 @@ SCRIPT
     GRADE_EXPLAIN_PAGES="$PAGE $RAW"
     run grade_lesson
     assert_failure
-    assert_output --partial "reduce_interleaved_strided: 55 warp-level shared-memory stores per block"
+    assert_output --partial "reduce_interleaved_strided: 225280 warp-level shared-memory stores (the load, and the add of each level in every warp that has a busy thread) over its 1 launches"
     assert_output --partial "(see it yourself: make profile EX=04)"$'\n'"Where, in one profiled run (make explain EX=04 shows more):"
     assert_line --index $((${#lines[@]} - 1)) --partial "  reduction_interleaved.cu:22: divergent warps, 5.4 of 32 threads busy per warp: partial[tid] += partial[tid + s];"
 }

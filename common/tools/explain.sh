@@ -22,9 +22,9 @@
 #   --brief N     at most N lines, one line each (the problems; where there
 #                 are none, the lines that account for the lesson counter)
 #   --run "ARGS"  the program's options for the profiled run; default
-#                 --check -n SIZE -b BLOCK: SIZE from the step's lesson_run
-#                 (else 256 for matmul, 2^20 for reduction), BLOCK from its
-#                 timed run
+#                 --check -n SIZE -b BLOCK: SIZE its track's explain_size
+#                 (256 for matmul, 2^20 for reduction), BLOCK from its timed
+#                 run
 #   --keep DIR    also keep ncu's two pages of the run there, as page.csv and
 #                 raw.csv (what --page and --raw read back)
 #   --page FILE, --raw FILE   read ncu's recorded source page (--page source
@@ -86,8 +86,7 @@ lesson_what=$(step_field "$folder" lesson_what)
 # The profiled run's options: small, at the timed run's block, checking only
 # (so that only the learner's kernels run).
 if [ -z "$run_args" ]; then
-    size=$(sed -n 's/.*-n \([^ ]*\).*/\1/p' <<<"$(step_field "$folder" lesson_run)")
-    [ -n "$size" ] || size=$(step_fact "$folder" explain_size)
+    size=$(step_fact "$folder" explain_size)
     block=$(sed -n 's/.*-b \([^ ]*\).*/\1/p' <<<"$(step_field "$folder" timed)")
     run_args="--check -n $size${block:+ -b $block}"
 fi
