@@ -17,8 +17,10 @@
 //      element that lost a term cannot hide in the norm of a million;
 //   3. time (unless --check): cuBLAS (the ceiling), the track's first kernel,
 //      the step's starting kernel, the learner's, interleaved, the L2 flushed
-//      before each run. Before each run of a kernel, warm-up included, the
-//      GPU draws it an A and a B of its own; after it, outside the timed
+//      before each run. Each run is on the exact-size check's buffers, so
+//      that no address tells a check from a timed run. Before each run of a
+//      kernel, warm-up included, the GPU draws it an A and a B of its own
+//      and poisons C, as before a check; after it, outside the timed
 //      span, the GPU draws the same A and B again -- the kernel may have
 //      changed its inputs -- cuBLAS multiplies them, and the product is
 //      compared with that, element by element and in norm, the verdict taken
@@ -326,10 +328,7 @@ static struct {
     float *ref, *abs_ab;                  // the reference for them: C = A B and |A| |B|, on the host
     float *d_ref, *d_abs_ab, *d_scratch;  // the same on the GPU (while timing, each run's); d_scratch holds 2 n^2 floats
     float *hC;                            // a product copied back, its guard included
-    // Timing (unless --check): the A and B the contenders' runs draw afresh;
-    // an output per entry, cuBLAS's first; where a run's comparison is made.
-    float *d_fresh_a, *d_fresh_b;
-    float **outputs;
+    // Timing (unless --check), on the exact buffers: where a run's comparison is made.
     timed_run *runs;
     run_error *d_error;
     int entries;
@@ -395,9 +394,8 @@ static void prepare(const flow_point *at, int count)
     bool timing = !at->opt->check_only;
     size_t bytes = (size_t)n * n * sizeof(float);
     size_t guard = 32 * ((size_t)n + 1);  // past the last row a block of up to 32 rows can reach
-    // Guarded and exact A, B, C; the reference, |A| |B| and their scratch;
-    // when timing, a fresh A and B and an output per kernel.
-    require_device_memory(10 * bytes + 3 * guard * sizeof(float) + (timing ? (count + 3) * bytes : 0), "this size");
+    // Guarded and exact A, B, C; the reference, |A| |B| and their scratch.
+    require_device_memory(10 * bytes + 3 * guard * sizeof(float), "this size");
 
     size.ref = (float *)malloc(bytes);
     size.abs_ab = (float *)malloc(bytes);
@@ -414,17 +412,10 @@ static void prepare(const flow_point *at, int count)
     if (!timing)
         return;
     size.entries = count + 1;  // cuBLAS first
-    size.outputs = (float **)calloc(size.entries, sizeof *size.outputs);
     size.runs = (timed_run *)calloc(size.entries, sizeof *size.runs);
-    if (!size.outputs || !size.runs)
+    if (!size.runs)
         die(EXIT_CUDA, "out of host memory");
-    set_activity("allocating the inputs and an output per kernel for timing at N=%d", n);
-    CUDA_CHECK(cudaMalloc(&size.d_fresh_a, bytes));
-    CUDA_CHECK(cudaMalloc(&size.d_fresh_b, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_error, sizeof *size.d_error));
-    for (int i = 0; i < size.entries; i++)
-        CUDA_CHECK(cudaMalloc(&size.outputs[i], bytes));
-    set_activity("%s", "");
 }
 
 static void release(void)
@@ -437,12 +428,7 @@ static void release(void)
     free(size.ref);
     free(size.abs_ab);
     free(size.hC);
-    for (int i = 0; i < size.entries; i++)
-        CUDA_CHECK(cudaFree(size.outputs[i]));
-    CUDA_CHECK(cudaFree(size.d_fresh_a));
-    CUDA_CHECK(cudaFree(size.d_fresh_b));
     CUDA_CHECK(cudaFree(size.d_error));
-    free(size.outputs);
     free(size.runs);
 }
 
@@ -664,7 +650,7 @@ static void timed_tasks(const flow_point *at, const contender *cs, int count, ti
 {
     int n = size.n;
     double flops = 2.0 * n * (double)n * n;
-    timed_run first_inputs = {.A = size.d_fresh_a, .B = size.d_fresh_b, .C = size.outputs[0], .n = n,
+    timed_run first_inputs = {.A = size.exact.A, .B = size.exact.B, .C = size.exact.C, .n = n,
                               .seed = at->opt->seed};
     fresh_inputs(&first_inputs, 0);  // for the ceiling, which may run first
     entries[0].id = "cublas";
@@ -673,9 +659,9 @@ static void timed_tasks(const flow_point *at, const contender *cs, int count, ti
         bool ceiling = i == 0;
         size.runs[i] = (timed_run){.kernel = ceiling ? NULL : cs[i - 1].kernel,
                                    .plan = ceiling ? NULL : contender_plan(&cs[i - 1], at),
-                                   .A = size.d_fresh_a,
-                                   .B = size.d_fresh_b,
-                                   .C = size.outputs[i],
+                                   .A = size.exact.A,
+                                   .B = size.exact.B,
+                                   .C = size.exact.C,
                                    .n = n,
                                    .block = at->block,
                                    .seed = at->opt->seed,

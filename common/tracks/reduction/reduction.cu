@@ -10,8 +10,11 @@
 //   2. time (unless --check): a device-to-device copy of the same bytes (the
 //      ceiling), the track's first kernel, the step's starting kernel and the
 //      learner's (and any given kernel the step compares them with),
-//      interleaved, the L2 flushed before each run. Before each run of a
-//      kernel, warm-up included, the GPU draws it an input of its own; after
+//      interleaved, the L2 flushed before each run. Each run is on the
+//      exact-size check's buffers -- its input, its partial sums, its sum --
+//      so that no address tells a check from a timed run. Before each run of
+//      a kernel, warm-up included, the GPU draws it an input of its own and
+//      poisons its sum and partial sums, as before a check; after
 //      it, the GPU adds up that data set afresh, exactly, in 64 bits, from
 //      the generator, not from the buffer the kernel could change, and the
 //      two sums go to the host at once. Then the exact input is refilled with
@@ -201,11 +204,10 @@ static struct {
     int *d_sum;                                  // where each checked run leaves its sum
     int *d_work;                                 // partial sums, sized to the block at hand
     unsigned int work_ints;
-    // Timing (unless --check): the contenders' input, drawn afresh for every
-    // run; the copy's destination; each contender's sum; the exact sum of
-    // the run at hand's input, made after it.
+    // Timing (unless --check), on the exact input and d_sum: the copy's
+    // destination; the exact sum of the run at hand's input, made after it.
     timed_run *runs;
-    int *d_fresh, *d_copy, *d_outs;
+    int *d_copy;
     unsigned long long *d_expected;
 } size;
 
@@ -223,8 +225,8 @@ static void prepare(const flow_point *at, int count)
     unsigned int n = size.n = (unsigned int)at->n;
     size_t bytes = (size_t)n * sizeof(int);
     bool timing = !at->opt->check_only;
-    // Exact + guarded inputs, partial sums; when timing, the fresh input and the copy's destination.
-    require_device_memory((timing ? 4 : 2) * bytes + GUARD_INTS * sizeof(int) + bytes / 16, "this size");
+    // Exact + guarded inputs, partial sums; when timing, the copy's destination.
+    require_device_memory((timing ? 3 : 2) * bytes + GUARD_INTS * sizeof(int) + bytes / 16, "this size");
 
     set_activity("preparing the inputs for n=%u", n);
     CUDA_CHECK(cudaMalloc(&size.d_guarded, bytes + GUARD_INTS * sizeof(int)));
@@ -238,9 +240,7 @@ static void prepare(const flow_point *at, int count)
     size.runs = (timed_run *)calloc(count + 1, sizeof *size.runs);
     if (!size.runs)
         die(EXIT_CUDA, "out of host memory");
-    CUDA_CHECK(cudaMalloc(&size.d_fresh, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_copy, bytes));
-    CUDA_CHECK(cudaMalloc(&size.d_outs, sizeof(int) * count));
     CUDA_CHECK(cudaMalloc(&size.d_expected, sizeof *size.d_expected));
 }
 
@@ -283,9 +283,7 @@ static void release(void)
     CUDA_CHECK(cudaFree(size.d_exact));
     CUDA_CHECK(cudaFree(size.d_sum));
     CUDA_CHECK(cudaFree(size.d_work));
-    CUDA_CHECK(cudaFree(size.d_fresh));
     CUDA_CHECK(cudaFree(size.d_copy));
-    CUDA_CHECK(cudaFree(size.d_outs));
     CUDA_CHECK(cudaFree(size.d_expected));
     free(size.runs);
 }
@@ -400,8 +398,9 @@ static void run_sum(void *arg)
     call_sum(r->kernel, r->plan, r->d_in, r->n, r->block, r->d_work, r->work_ints, r->d_out);
 }
 
-// Before each run, untimed: an input no run has seen, the output poisoned,
-// and the learner's module as it was loaded.
+// Before each run, untimed: an input no run has seen, the sum and the
+// partial sums poisoned (as before a check), and the learner's module as it
+// was loaded.
 static void fresh_input(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
@@ -409,6 +408,8 @@ static void fresh_input(void *arg, int call)
     fill_input<<<helper_grid(), FILL_BLOCK>>>(r->d_in, r->n, r->seed, r->stream, input_bound(r->n));
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemsetAsync(r->d_out, POISON_BYTE, sizeof(int)));
+    if (r->work_ints)
+        CUDA_CHECK(cudaMemsetAsync(r->d_work, POISON_BYTE, r->work_ints * sizeof(int)));
     if (r->plan)
         module_reset_globals();
 }
@@ -461,8 +462,8 @@ static void timed_tasks(const flow_point *at, const contender *cs, int count, ti
         timed_run *r = &size.runs[i + 1];
         *r = (timed_run){.kernel = cs[i].kernel,
                          .plan = contender_plan(&cs[i], at),
-                         .d_in = size.d_fresh,
-                         .d_out = size.d_outs + i,
+                         .d_in = size.d_exact,
+                         .d_out = size.d_sum,
                          .n = size.n,
                          .block = block,
                          .d_work = size.d_work,
