@@ -597,8 +597,10 @@ void plans_survey(const char *const *ids, int id_count)
 }
 
 // The plans of a grading, made by one run (plans_write) and read by every
-// other (plans_read): the planner's own lines, the survey's first.
-static bool plans_from_file;
+// other (plans_read): the planner's own lines, the survey's first. Read
+// before the GPU, parsed by plans_make, once the module that names their
+// kernels is loaded.
+static char *plans_from_file;
 
 void plans_write(const char *const *ids, int id_count, const options *opt, const char *path)
 {
@@ -633,10 +635,8 @@ void plans_read(const char *path)
     text[got] = '\0';
     memcpy(copy, text, got + 1);
     note_defined(copy);
-    parse_plans(text);
     free(copy);
-    free(text);
-    plans_from_file = true;
+    plans_from_file = text;
 }
 
 bool planned(const char *id)
@@ -649,6 +649,9 @@ bool planned(const char *id)
 void plans_make(const char *const *ids, int id_count, const options *opt)
 {
     if (plans_from_file) {  // every call this run makes must be among them
+        parse_plans(plans_from_file);
+        free(plans_from_file);
+        plans_from_file = NULL;
         for (int s = 0; s < opt->size_count; s++)
             for (int b = 0; b < opt->block_count; b++)
                 for (int i = 0; i < id_count; i++)
