@@ -898,16 +898,20 @@ static int time_contenders(const track *t, const flow_point *at, const char *blo
     return wrong;
 }
 
-// After timing: fresh values in the exact inputs' buffers, and the graded
-// kernel checked on them. Returns 1 if wrong.
-static int check_refilled(const track *t, const flow_point *at, const contender *graded, int block_index)
+// After timing: fresh values in the exact inputs' buffers, and every kernel
+// checked on them -- each called as often as the others, so that the lesson's
+// profile of this flow counts as many calls of each. Returns how many were wrong.
+static int check_refilled(const track *t, const flow_point *at, const contender *cs, int count, int block_index)
 {
     t->refill(at, block_index);
-    if (t->check(at, graded, false))
-        return 0;
-    fprintf(at->opt->machine ? stderr : stdout, "MISMATCH: '%s' [yours] was wrong once %s\n", graded->kernel->label,
-            t->fresh_inputs);
-    return 1;
+    int wrong = 0;
+    for (int c = 0; c < count; c++)
+        if (!t->check(at, &cs[c], false)) {
+            fprintf(at->opt->machine ? stderr : stdout, "MISMATCH: '%s' [%s] was wrong once %s\n", cs[c].kernel->label,
+                    role_names[cs[c].role], t->fresh_inputs);
+            wrong++;
+        }
+    return wrong;
 }
 
 // The fact KEY of the track's facts, into out ("" where it has none).
@@ -1010,8 +1014,8 @@ int step_main(int argc, char **argv, const track *t, track_call call, const step
                 }
                 wrong += time_contenders(t, &at, block, cs, count);
                 if (graded >= 0) {
-                    wrong += check_refilled(t, &at, &cs[graded], b);
-                    runs++;
+                    wrong += check_refilled(t, &at, cs, count, b);
+                    runs += count;
                 }
             }
             failures += wrong;

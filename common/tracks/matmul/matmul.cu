@@ -25,7 +25,7 @@
 //      changed its inputs -- cuBLAS multiplies them, and the product is
 //      compared with that, element by element and in norm, the verdict taken
 //      to the host at once. Then the exact A and B are refilled with fresh
-//      values and the graded kernel checked once more.
+//      values and every kernel checked once more.
 // While a kernel of the learner's runs, no reference and no verdict is on
 // the GPU for it to find: the checks' references are on the host, and the
 // timed runs' are made after each run.

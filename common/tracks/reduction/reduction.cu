@@ -18,7 +18,7 @@
 //      it, the GPU adds up that data set afresh, exactly, in 64 bits, from
 //      the generator, not from the buffer the kernel could change, and the
 //      two sums go to the host at once. Then the exact input is refilled with
-//      fresh values and the graded kernel checked once more.
+//      fresh values and every kernel checked once more.
 //
 // Napkin math for the ceiling: a reduction reads 4n bytes and writes nothing
 // worth counting, so its best time is 4n bytes over the memory bandwidth. The
