@@ -166,6 +166,8 @@ CU
         assert_success
         assert_line --index 0 --regexp $'^cubin\tarch=sm_'"${code#*:}"$'\t'
         assert_line --regexp $'^state\tsection=\\.nv\\.global\t.*managed=1\tsymbols=calls@0:4$'
+        # ... and not a variable by which its section is found: it lies elsewhere.
+        refute_line --regexp $'^state\t.*managed=0\tsymbols=(.*,)?calls@'
         run uncovered "${code#*:}"
         assert_output ""
     done
