@@ -24,8 +24,8 @@ setup() {
 }
 
 # build FILE ARCHS: FILE compiled as the step's build compiles a learner's
-# file (its flags, --keep), for ARCHS (e.g. "90 100"); the fatbin, PTX and
-# cubins of the compile land in keep/NAME/.
+# file (its flags, --keep), for ARCHS (e.g. "90 100"), with NVCC_FLAGS_MORE
+# if set; the fatbin, PTX and cubins of the compile land in keep/NAME/.
 build() {
     local name flags
     name=$(basename "$1" .cu)
@@ -33,7 +33,7 @@ build() {
     KEEP=$BATS_TEST_TMPDIR/keep/$name
     rm -rf "$KEEP" && mkdir -p "$KEEP"
     # shellcheck disable=SC2086 # the flags are words
-    run "$NVCC" $flags --keep --keep-dir "$KEEP" -c -o "$KEEP/$name.o" "$1"
+    run "$NVCC" $flags ${NVCC_FLAGS_MORE:-} --keep --keep-dir "$KEEP" -c -o "$KEEP/$name.o" "$1"
     [ "$status" -eq 0 ] || fail "$(printf '%s does not compile:\n%s' "$1" "$output")"
     FATBIN=$KEEP/$name.fatbin
 }
@@ -162,9 +162,10 @@ CU
     # The GPUs that run its code: each architecture built, and a newer one
     # of the same major version (sm_86 runs sm_80's code, sm_103 sm_100's).
     for code in 80:80 86:80 90:90 100:100 103:100; do
-        run "$MODULE_STATE" --arch "${code%:*}" "$FATBIN"
+        run "$MODULE_STATE" --arch "${code%:*}" "$FATBIN" --cubin "$BATS_TEST_TMPDIR/chosen.cubin"
         assert_success
         assert_line --index 0 --regexp $'^cubin\tarch=sm_'"${code#*:}"$'\t'
+        cmp "$BATS_TEST_TMPDIR/chosen.cubin" "$(cubin "${code#*:}")"  # nvcc's, byte for byte
         assert_line --regexp $'^state\tsection=\\.nv\\.global\t.*managed=1\tsymbols=calls@0:4$'
         # ... and not a variable by which its section is found: it lies elsewhere.
         refute_line --regexp $'^state\t.*managed=0\tsymbols=(.*,)?calls@'
@@ -190,6 +191,30 @@ CU
         seen=$((seen + 1))
     done
     [ "$seen" -gt 0 ] || fail "no file read"
+}
+
+@test "a cubin compressed with LZ4 (older toolkits, --compress-mode=speed) reads as the same cubin whole; zstd is refused" {
+    cat >"$BATS_TEST_TMPDIR/counted.cu" <<'CU'
+__device__ unsigned launches;
+__constant__ int step = 3;
+__global__ void reduce(int *out) { out[threadIdx.x] = atomicAdd(&launches, 1u) + step; }
+CU
+    build "$BATS_TEST_TMPDIR/counted.cu" 90
+    run "$MODULE_STATE" --arch 90 "$FATBIN"
+    assert_success
+    whole=$output
+    [[ $whole == *launches@* && $whole == *step@* ]] || fail "not both variables: $whole"
+    NVCC_FLAGS_MORE="-Xfatbin -compress-all -Xfatbin --compress-mode=speed" build "$BATS_TEST_TMPDIR/counted.cu" 90
+    # The compressed image, as the container marks it (flags 0x2000 at byte 40 of the image's header).
+    [ "$(od -An -tx1 -j $((16 + 41)) -N1 "$FATBIN" | tr -d ' ')" = 20 ] || fail "the cubin is not LZ4-compressed"
+    run "$MODULE_STATE" --arch 90 "$FATBIN" --cubin "$BATS_TEST_TMPDIR/uncompressed.cubin"
+    assert_success
+    assert_output "$whole"
+    cmp "$BATS_TEST_TMPDIR/uncompressed.cubin" "$(cubin 90)"
+    NVCC_FLAGS_MORE="-Xfatbin -compress-all" build "$BATS_TEST_TMPDIR/counted.cu" 90
+    run "$MODULE_STATE" --arch 90 "$FATBIN"
+    assert_failure 3
+    assert_output "refused: $FATBIN holds sm_90's code compressed with zstd, which this program does not read: rebuild with the workbook's make, which leaves it whole"
 }
 
 @test "a module without code for the GPU, or no fatbin at all, is refused with what to do" {

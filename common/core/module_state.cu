@@ -6,9 +6,13 @@
 //   a header: magic 0xBA55ED50, version (2 bytes), header size (2), size of
 //   what follows (8); then images, each a header and its bytes:
 //     kind (2: 1 PTX, 2 cubin), version (2), header size (4), bytes (8),
-//     ..., architecture (4 at 28: 90 for sm_90), ..., flags (8 at 40)
-//   the flags tell an image compressed (0x2000, 0x8000) and one for a single
-//   architecture (0x100000: sm_90a) or a family (0x200000: sm_100f).
+//     compressed bytes (4), ..., architecture (4 at 28: 90 for sm_90), ...,
+//     flags (8 at 40), ..., bytes once uncompressed (8 at 56)
+//   the flags tell an image compressed (0x2000: LZ4, as older toolkits and
+//   --compress-mode=speed do; 0x8000: zstd) and one for a single
+//   architecture (0x100000: sm_90a) or a family (0x200000: sm_100f). nvcc
+//   compresses no cubin unless asked (-Xfatbin -compress-all); LZ4 is read
+//   here, zstd refused.
 // A cubin is an ELF file: <elf.h> reads it.
 #include "module_state.h"
 
@@ -23,7 +27,8 @@ static const uint32_t FATBIN_MAGIC = 0xBA55ED50;
 enum {
     FATBIN_PTX = 1,
     FATBIN_CUBIN = 2,
-    FATBIN_COMPRESSED = 0x2000 | 0x8000,
+    FATBIN_LZ4 = 0x2000,
+    FATBIN_ZSTD = 0x8000,
     FATBIN_ARCH_SPECIFIC = 0x100000,
     FATBIN_FAMILY = 0x200000,
     EM_CUDA_MACHINE = 190,  // EM_CUDA, which an older <elf.h> lacks
@@ -59,6 +64,39 @@ static unsigned fit(unsigned arch, bool arch_specific, unsigned device)
     return arch;
 }
 
+// An LZ4 block (lz4's block format: sequences of a token, literals, and a
+// match at an offset back) into out, exactly out_bytes of it; false where the
+// block is not one.
+static bool lz4_block(const unsigned char *in, size_t in_bytes, unsigned char *out, size_t out_bytes)
+{
+    const unsigned char *in_end = in + in_bytes;
+    size_t made = 0;
+    while (in < in_end) {
+        unsigned token = *in++;
+        size_t literals = token >> 4;
+        for (unsigned more = 255; literals >= 15 && more == 255 && in < in_end; literals += more = *in++)
+            ;
+        if (literals > (size_t)(in_end - in) || literals > out_bytes - made)
+            return false;
+        memcpy(out + made, in, literals);
+        in += literals;
+        made += literals;
+        if (in == in_end)  // the last sequence has literals alone
+            break;
+        if (in_end - in < 2)
+            return false;
+        size_t back = in[0] | in[1] << 8, match = (token & 15) + 4;
+        in += 2;
+        for (unsigned more = 255; (token & 15) == 15 && more == 255 && in < in_end; match += more = *in++)
+            ;
+        if (back == 0 || back > made || match > out_bytes - made)
+            return false;
+        for (size_t k = 0; k < match; k++, made++)  // byte by byte: the match may overlap what it writes
+            out[made] = out[made - back];
+    }
+    return made == out_bytes;
+}
+
 // The cubin a GPU of `device` runs, chosen among the fatbin's images; notes
 // every image in state->images.
 static bool choose_cubin(module_state *state, const unsigned char *file, size_t file_bytes, unsigned device,
@@ -66,7 +104,7 @@ static bool choose_cubin(module_state *state, const unsigned char *file, size_t 
 {
     const unsigned char *end = file + file_bytes, *at = file, *chosen = NULL;
     unsigned best = 0;
-    bool best_compressed = false;
+    uint64_t best_flags = 0, packed_bytes = 0, image_bytes = 0;
     size_t used = 0;
     state->images[0] = '\0';
     while (at < end) {
@@ -93,9 +131,11 @@ static bool choose_cubin(module_state *state, const unsigned char *file, size_t 
             unsigned score = kind == FATBIN_CUBIN ? fit(arch, specific, device) : 0;
             if (score > best) {
                 best = score;
-                best_compressed = flags & FATBIN_COMPRESSED;
+                best_flags = flags;
                 chosen = image + image_header;
-                state->cubin_bytes = bytes;
+                image_bytes = bytes;
+                packed_bytes = flags & FATBIN_LZ4 ? read_le(image + 16, 4) : bytes;
+                state->cubin_bytes = flags & FATBIN_LZ4 ? read_le(image + 56, 8) : bytes;
                 snprintf(state->arch, sizeof state->arch, "%s", name);
             }
             image += image_header + bytes;
@@ -108,15 +148,19 @@ static bool choose_cubin(module_state *state, const unsigned char *file, size_t 
                       "the PTX as it loads it, and what that code keeps between launches cannot be read; build for "
                       "this GPU: make SM=%u",
                       path, device, state->images[0] ? state->images : "nothing", device);
-    if (best_compressed)
-        return refuse(why, len, "%s holds %s's code compressed, which this program does not read: rebuild with the "
-                      "workbook's make, which leaves it whole", path, state->arch);
+    if (best_flags & FATBIN_ZSTD)
+        return refuse(why, len, "%s holds %s's code compressed with zstd, which this program does not read: rebuild "
+                      "with the workbook's make, which leaves it whole", path, state->arch);
     // A copy of its own, aligned as the ELF's structures and the driver want.
     unsigned char *cubin = (unsigned char *)malloc(state->cubin_bytes ? state->cubin_bytes : 1);
     if (!cubin)
         return refuse(why, len, "out of host memory");
-    memcpy(cubin, chosen, state->cubin_bytes);
     state->cubin = cubin;
+    if (!(best_flags & FATBIN_LZ4))
+        memcpy(cubin, chosen, state->cubin_bytes);
+    else if (packed_bytes > image_bytes ||
+             !lz4_block(chosen, packed_bytes, cubin, state->cubin_bytes))
+        return refuse(why, len, "%s: its %s code does not uncompress: rebuild: make", path, state->arch);
     return true;
 }
 
