@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/run: about 30 s (without a GPU, on 2 cores; it orders the files, longest first)
+# tests/run: about 48 s (without a GPU, on 2 cores; it orders the files, longest first)
 # What a step's program resets of the learner's module before every run is all
 # the memory of the cubin it loads that outlives a launch
 # (common/core/module_state.h), or it refuses the module: shown without a GPU,
@@ -23,13 +23,14 @@ setup() {
     MODULE_STATE=$BATS_FILE_TMPDIR/module-state
 }
 
-# build FILE ARCHS: FILE compiled as the step's build compiles a learner's
-# file (its flags, --keep), for ARCHS (e.g. "90 100"), with NVCC_FLAGS_MORE
-# if set; the fatbin, PTX and cubins of the compile land in keep/NAME/.
+# build FILE ARCHS [STEP]: FILE compiled as STEP's build (default: 07's)
+# compiles a learner's file (its flags, --keep), for ARCHS (e.g. "90 100"),
+# with NVCC_FLAGS_MORE if set; the fatbin, PTX and cubins of the compile
+# land in keep/NAME/.
 build() {
     local name flags
     name=$(basename "$1" .cu)
-    flags=$(make -s --no-print-directory -C "$WORKBOOK_DIR/07-unrolled" print-learner-flags SM="$2")
+    flags=$(make -s --no-print-directory -C "$WORKBOOK_DIR/${3:-07-unrolled}" print-learner-flags SM="$2")
     KEEP=$BATS_TEST_TMPDIR/keep/$name
     rm -rf "$KEEP" && mkdir -p "$KEEP"
     # shellcheck disable=SC2086 # the flags are words
@@ -179,11 +180,26 @@ CU
     done
 }
 
-@test "the reference solutions and the exercises: their code for each GPU read, nothing refused" {
-    local file seen=0
-    for file in "$WORKBOOK_DIR"/solutions/0[4-8]-*/*.cu "$WORKBOOK_DIR"/0[4-8]-*/[a-z]*.cu; do
-        [ -e "$file" ] && [ "$(basename "$file")" != main.cu ] || continue
-        build "$file" 90
+@test "the reference solutions, the honest variants and an exercise: their code read, nothing refused" {
+    local file step seen=0 files=()
+    # (Where this copy has them: a handout has neither solutions/ nor tests/honest/.)
+    for file in "$WORKBOOK_DIR"/solutions/[0-9][0-9]-*/*.cu "$WORKBOOK_DIR"/tests/honest/[0-9][0-9]-*.cu \
+        "$WORKBOOK_DIR"/06-reduction-direct/reduction_direct.cu; do
+        [ -e "$file" ] && files+=("$file")
+    done
+    # Compiled side by side, each with its step's flags, into a folder of its own.
+    for i in "${!files[@]}"; do
+        file=${files[i]}
+        step=$(basename "$(dirname "$file")")
+        [[ $step == [0-9][0-9]-* ]] || step=$(basename "$(ls -d "$WORKBOOK_DIR/$(basename "$file" | cut -c1-2)"-*/)")
+        (build "$file" 90 "$step" >/dev/null 2>&1 && echo "$KEEP" >"$BATS_TEST_TMPDIR/keep.$i") &
+        [ $(((i + 1) % $(nproc))) -ne 0 ] || wait
+    done
+    wait
+    for i in "${!files[@]}"; do
+        [ -s "$BATS_TEST_TMPDIR/keep.$i" ] || fail "${files[i]} does not compile"
+        KEEP=$(cat "$BATS_TEST_TMPDIR/keep.$i")
+        FATBIN=$(ls "$KEEP"/*.fatbin)
         run "$MODULE_STATE" --arch 90 "$FATBIN"
         assert_success
         run uncovered 90

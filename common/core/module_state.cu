@@ -5,7 +5,7 @@
 // The fatbin container, as nvcc's fatbinary writes it (little-endian):
 //   a header: magic 0xBA55ED50, version (2 bytes), header size (2), size of
 //   what follows (8); then images, each a header and its bytes:
-//     kind (2: 1 PTX, 2 cubin), version (2), header size (4), bytes (8),
+//     kind (2: 1 PTX, 2 cubin), version (2), header size (4, 64 or more), bytes (8),
 //     compressed bytes (4), ..., architecture (4 at 28: 90 for sm_90), ...,
 //     flags (8 at 40), ..., bytes once uncompressed (8 at 56)
 //   the flags tell an image compressed (0x2000: LZ4, as older toolkits and
@@ -25,8 +25,8 @@
 
 static const uint32_t FATBIN_MAGIC = 0xBA55ED50;
 enum {
-    FATBIN_PTX = 1,
     FATBIN_CUBIN = 2,
+    FATBIN_IMAGE_HEADER = 64,  // at least: 80 for PTX, 112 for sm_100's cubins
     FATBIN_LZ4 = 0x2000,
     FATBIN_ZSTD = 0x8000,
     FATBIN_ARCH_SPECIFIC = 0x100000,
@@ -35,6 +35,7 @@ enum {
     STO_CUDA_MANAGED = 0x4, // st_other of a __managed__ variable, as ptxas marks it
 };
 
+static bool refuse(char *why, size_t len, const char *format, ...) __attribute__((format(printf, 3, 4)));
 static bool refuse(char *why, size_t len, const char *format, ...)
 {
     va_list args;
@@ -115,11 +116,11 @@ static bool choose_cubin(module_state *state, const unsigned char *file, size_t 
             return refuse(why, len, "%s is cut short: rebuild: make", path);
         const unsigned char *image = at + header, *images_end = image + size;
         while (image < images_end) {
-            if (images_end - image < 48)
+            if (images_end - image < FATBIN_IMAGE_HEADER)
                 return refuse(why, len, "%s is cut short: rebuild: make", path);
             unsigned kind = read_le(image, 2), arch = read_le(image + 28, 4);
             uint64_t image_header = read_le(image + 4, 4), bytes = read_le(image + 8, 8), flags = read_le(image + 40, 8);
-            if (image_header < 48 || image_header > (uint64_t)(images_end - image) ||
+            if (image_header < FATBIN_IMAGE_HEADER || image_header > (uint64_t)(images_end - image) ||
                 bytes > (uint64_t)(images_end - image) - image_header)
                 return refuse(why, len, "%s is cut short: rebuild: make", path);
             bool specific = flags & FATBIN_ARCH_SPECIFIC;
