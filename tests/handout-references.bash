@@ -141,7 +141,7 @@ missing_references() {
     local -A names=() held=() programs=() later=()
     # (checked: make's verdicts, kept from one copy to the next: see below.)
     declare -p checked &>/dev/null || declare -gA checked=()
-    local tmp=$BATS_TEST_TMPDIR/references
+    local tmp=$BATS_TEST_TMPDIR/references-${copy##*/}  # one a copy: copies may be read side by side
     mkdir -p "$tmp"
     # The whole workbook's names: each part of each path git holds.
     while IFS= read -r ref; do names[$ref]=1; done < <(
@@ -181,7 +181,7 @@ missing_references() {
                 esac
             done
         while IFS=$'\t' read -r line at what ref; do
-            at=$dir/$at; at=${at%/.}
+            at=$dir/$at; at=${at//\/.\//\/}; at=${at%/.}  # a/./b is a/b
             if [ "$what" = make ]; then
                 # A step it names by number (EX=, STEP=): one of the copy's.
                 local word number
