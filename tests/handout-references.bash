@@ -127,7 +127,8 @@ make_refuses() {
 # docs/ and steps' READMEs, and make help at its top and in each step) name
 # that it does not hold, "TEXT:LINE: why: the reference", one a line:
 # - a make command that its make refuses there (make -n; a line of a recipe
-#   that calls $(MAKE), which make -n would run, stops at that call);
+#   that calls $(MAKE), which make -n would run, stops at that call), or
+#   one that names by number (EX=, STEP=) a step the copy does not hold;
 # - a path or a program that is neither in the copy (from the text's folder,
 #   or from the copy's top) nor the program its folder's make builds; only
 #   names the whole workbook (WORKBOOK, git's files) holds are read as
@@ -136,8 +137,7 @@ make_refuses() {
 # - anywhere in the text, the generated blocks too: a reference solution's
 #   program (PROGRAM_solution), solutions/, or a step the copy does not hold.
 missing_references() {
-    local copy=$1 whole=$2 text kind dir line what ref where at first status
-    local key
+    local copy=$1 whole=$2 text kind dir line what ref where at first folder key word number
     local -A names=() held=() programs=() later=()
     # (checked: make's verdicts, kept from one copy to the next: see below.)
     declare -p checked &>/dev/null || declare -gA checked=()
@@ -184,7 +184,6 @@ missing_references() {
             at=$dir/$at; at=${at//\/.\//\/}; at=${at%/.}  # a/./b is a/b
             if [ "$what" = make ]; then
                 # A step it names by number (EX=, STEP=): one of the copy's.
-                local word number
                 for word in $ref; do
                     [[ $word =~ ^(EX|STEP)=(.*)$ ]] || continue
                     for number in ${BASH_REMATCH[2]//,/ }; do
@@ -214,8 +213,8 @@ missing_references() {
             # A file named alone: anywhere in the copy.
             [[ $ref != */* && -n ${held[$ref]+set} ]] && continue
             # A step's program, which its make builds.
-            status=$(cd "$at" 2>/dev/null && cd "$(dirname "$ref")" 2>/dev/null && basename "$(pwd)") || status=
-            [ -n "$status" ] && [ "${programs[$status]-}" = "$(basename "$ref")" ] && continue
+            folder=$(cd "$at" 2>/dev/null && cd "$(dirname "$ref")" 2>/dev/null && basename "$(pwd)") || folder=
+            [ -n "$folder" ] && [ "${programs[$folder]-}" = "$(basename "$ref")" ] && continue
             echo "$where:$line: not in this copy: $ref"
         done < <(text_references "$text" "$kind")
     done <"$tmp/texts"
