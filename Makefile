@@ -50,24 +50,27 @@ $(STEPS): harness
 	$(Q)$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution) $(NO_DIR)
 
 # In a handout (no solutions/, no tests/mutants/), the commands that need
-# them are not listed.
+# them are not listed. Its examples name steps the copy holds: 04 and 05
+# where it has them, else its last step.
+help_ex = $(or $(filter $(1),$(STEP_NUMBER_LIST)),$(lastword $(STEP_NUMBER_LIST)))
+STEP_NUMBER_LIST = $(foreach s,$(STEPS),$(firstword $(subst -, ,$(s))))
 help:
 	@echo "make                 build every exercise$(if $(SOLVED), and every solution)"
 	@echo "make test            the workbook's own tests, the quick ones (needs bats$(if $(SOLVED),; a GPU for the graded part))"
 	@echo "make test-all        every test (the slow ones too)$(if $(wildcard tests/mutants/run), and the checks that plant mistakes), as CI runs it"
-	@echo "make grade [EX=04]   grade your exercises ($(if $(SOLVED),SOLUTIONS=1: the reference solutions; )JUNIT=file)"
+	@echo "make grade [EX=$(call help_ex,04)]   grade your exercises ($(if $(SOLVED),SOLUTIONS=1: the reference solutions; )JUNIT=file)"
 	@echo "                     (in a step's folder, make grade grades that step; make help there lists the rest)"
 	@[ -z "$(SOLVED)" ] || echo "make bench           time every reference solution: the progression table, CSV and plot"
 	@[ -z "$(SOLVED)" ] || echo "make bench-sweep     the kernels past the lesson against cuBLAS from N = 256 to 8192: CSV, table, plot"
 	@[ -z "$(SOLVED)" ] || echo "make calibrate       measure this GPU and write its own speed thresholds"
 	@[ -z "$(SOLVED)" ] || echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
-	@echo "make sanitize EX=04  compute-sanitizer memcheck, racecheck, synccheck and initcheck on one step"
-	@echo "make profile EX=05   the ncu metrics that show one step's lesson (kept in results/profile-05.txt)"
-	@echo "make explain EX=05   the lines of your file that the profiler blames, each with its figure and what it means"
+	@echo "make sanitize EX=$(call help_ex,04)  compute-sanitizer memcheck, racecheck, synccheck and initcheck on one step"
+	@echo "make profile EX=$(call help_ex,05)   the ncu metrics that show one step's lesson (kept in results/profile-$(call help_ex,05).txt)"
+	@echo "make explain EX=$(call help_ex,05)   the lines of your file that the profiler blames, each with its figure and what it means"
 	@[ ! -e tests/mutants/run ] || echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants,"
 	@[ ! -e tests/mutants/run ] || echo "                     scores the honest variants of tests/honest, and make explain names tests/explain's lines"
 	@[ ! -e common/micro/atomics.cu ] || echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
-	@echo "make handout STEP=05 DEST=dir   a copy for a class: the steps up to 05, no solutions"
+	@echo "make handout STEP=$(call help_ex,05) DEST=dir   a copy for a class: the steps up to $(call help_ex,05), no solutions"
 	@echo "make test-toolkits   build and test with CUDA 11.8, 12.4 and this nvcc, each unpacked into a cache"
 	@echo "make doctor          what this machine has of what the workbook needs, each with its fix"
 	@echo "make clean           remove every build output"
@@ -114,7 +117,7 @@ test-all:
 # makefile can give make, whose every failure is 2.
 NO_SOLUTION := $(if $(filter 1,$(SOLUTIONS)),$(if $(filter grade sanitize profile explain,$(MAKECMDGOALS)),$(filter-out $(SOLVED),$(PICKED))))
 ifneq ($(NO_SOLUTION),)
-  $(info make: $(if $(SOLVED),no reference solution in this copy for $(NO_SOLUTION),this copy has no reference solutions (no solutions/)): SOLUTIONS=1 has nothing to run)
+  $(info make: $(if $(SOLVED),no reference solution in this copy for $(NO_SOLUTION),this copy has no reference solutions (no solutions/)): $(SOLUTION_ASKED) has nothing to run)
   MAKEFLAGS += -q
 endif
 

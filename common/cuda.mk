@@ -107,6 +107,8 @@ ask_for_gpu = $(if $(DRY_RUN),,[ "$$WORKBOOK_GPU" = usable ] || \
     { [ $$? -eq 77 ] && exit 0; exit 1; }; export WORKBOOK_GPU=usable;)
 
 # SOLUTIONS=1 (the top-level spelling) and SOLUTION=1 (a step folder's) are one
-# switch: either works in either place.
+# switch: either works in either place. A message that refuses it names it
+# as the command spelled it (SOLUTION_ASKED).
+SOLUTION_ASKED := $(if $(SOLUTIONS),SOLUTIONS=$(SOLUTIONS),SOLUTION=$(SOLUTION))
 SOLUTIONS := $(or $(SOLUTIONS),$(SOLUTION))
 SOLUTION := $(SOLUTIONS)

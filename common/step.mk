@@ -113,7 +113,7 @@ solution: $(PROGRAM)_solution
 # a makefile can give make, whose every failure is 2.
 ifeq ($(wildcard $(SOLUTION_SRC)),)
 ifneq ($(filter solution $(PROGRAM)_solution $(if $(filter 1,$(SOLUTION)),sanitize profile explain grade),$(MAKECMDGOALS)),)
-  $(info $(STEP): this copy has no reference solution (no $(SOLUTION_SRC)): $(if $(filter 1,$(SOLUTION)),SOLUTION=1,make solution) has nothing to run)
+  $(info $(STEP): this copy has no reference solution (no $(SOLUTION_SRC)): $(if $(filter 1,$(SOLUTION)),$(SOLUTION_ASKED),make solution) has nothing to run)
   MAKEFLAGS += -q
 endif
 endif

@@ -5,6 +5,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load handout-references
 
 # The answer lines of step NN in the workbook at $1: the code lines of its
 # reference solution that are neither in its exercise nor in the shared
@@ -201,6 +202,60 @@ leaked_answers() {
     assert_line --regexp '^skipped: tests/gpu.bats: the reference solutions pass every grading test .* # skip '
 }
 
+@test "a handout of each step names nothing it does not hold: no missing file or program, no make command its make refuses, no solution" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
+    command -v git >/dev/null || skip "no git here: a handout copies the files git tracks"
+    local step found=$BATS_TEST_TMPDIR/found i
+    # The copies, two at a time (writing one is a process per file).
+    step_numbers | tr ' ' '\n' | xargs -P 2 -I NN make -s -C "$WORKBOOK_DIR" handout STEP=NN DEST="$BATS_TEST_TMPDIR/class-NN" 2>/dev/null ||
+        fail "make handout failed"
+    # Read on both cores: half the copies each, in turn, so that the verdicts
+    # of the steps' makes carry over from one copy to the next of each half.
+    local half steps=($(step_numbers))
+    for half in 0 1; do
+        for ((i = half; i < ${#steps[@]}; i += 2)); do
+            missing_references "$BATS_TEST_TMPDIR/class-${steps[i]}" "$WORKBOOK_DIR" >"$found.${steps[i]}"
+        done &
+    done
+    wait
+    for step in "${steps[@]}"; do
+        sed "s|^|STEP=$step: |" "$found.$step" >>"$found"
+    done
+    [ ! -s "$found" ] || fail "what the handouts name and do not hold:
+$(cat "$found")"
+}
+
+@test "the handout reference check finds a missing file, a make target, a solution's program and a later step" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
+    local copy=$BATS_TEST_TMPDIR/class-02 readme
+    make -s -C "$WORKBOOK_DIR" handout STEP=02 DEST="$copy" 2>/dev/null
+    readme=$copy/02-register-temp/README.md
+    run missing_references "$copy" "$WORKBOOK_DIR"
+    assert_output ""
+    cat >>"$readme" <<'MD'
+
+Compare with `common/core/no-such-file.cu`, then run
+
+    make nosuchtarget
+    ./register_temp_solution -b 16x16
+    make -C .. grade EX=03
+
+as step `03-tiled-matmul` does; `make -C .. profile EX=02` is fine, and so are
+`./register_temp --check`, `grading/grade`, `results/bench.csv` and `.tools/bats/bin/`.
+MD
+    run missing_references "$copy" "$WORKBOOK_DIR"
+    assert_line --regexp '^02-register-temp/README.md:[0-9]+: not in this copy: common/core/no-such-file.cu$'
+    assert_line --regexp "^02-register-temp/README.md:[0-9]+: a make command that its make refuses there: make nosuchtarget \(.*No rule to make target 'nosuchtarget'.*\)$"
+    assert_line --regexp "^02-register-temp/README.md:[0-9]+: a reference solution's program: register_temp_solution$"
+    assert_line --regexp '^02-register-temp/README.md:[0-9]+: a step this copy does not hold: make -C \.\. grade EX=03$'
+    assert_line --regexp '^02-register-temp/README.md:[0-9]+: a step this copy does not hold: 03-tiled-matmul$'
+    refute_output --partial "EX=02"
+    refute_output --partial "register_temp --check"
+    refute_output --partial "grading/grade"
+    refute_output --partial "results/"
+    refute_output --partial ".tools/"
+}
+
 @test "make handout STEP=5 is STEP=05, as EX=4 is EX=04; a step that is not one is refused, and says which are" {
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
     run make -s -C "$WORKBOOK_DIR" handout STEP=5 DEST="$BATS_TEST_TMPDIR/five"
@@ -218,21 +273,24 @@ leaked_answers() {
 
 @test "SOLUTIONS=1 (SOLUTION=1, make solution) in a handout says in one line that there are none, runs nothing and exits 1" {
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
-    local dest=$BATS_TEST_TMPDIR/class-05 goal
+    local dest=$BATS_TEST_TMPDIR/class-05 goal asked
     make -s -C "$WORKBOOK_DIR" handout STEP=05 DEST="$dest" 2>/dev/null
     for goal in "grade EX=04 SOLUTIONS=1" "grade EX=4 SOLUTION=1" "grade SOLUTIONS=1" "sanitize EX=04 SOLUTIONS=1" \
         "profile EX=05 SOLUTIONS=1" "explain EX=05 SOLUTION=1" "-n grade EX=04 SOLUTIONS=1"; do
         # shellcheck disable=SC2086  # the goal's words
         run env CUDA_VISIBLE_DEVICES= make --no-print-directory -C "$dest" $goal
         assert_equal "make $goal: $status" "make $goal: 1"
-        assert_equal "make $goal: $output" "make $goal: make: this copy has no reference solutions (no solutions/): SOLUTIONS=1 has nothing to run"
+        # The switch, as the command spelled it.
+        asked=$(grep -oE 'SOLUTIONS?=1' <<<"$goal")
+        assert_equal "make $goal: $output" "make $goal: make: this copy has no reference solutions (no solutions/): $asked has nothing to run"
     done
     for goal in "solution" "SOLUTION=1 sanitize" "SOLUTION=1 grade" "SOLUTIONS=1 explain" "SOLUTION=1 profile" "reduction_interleaved_solution"; do
         # shellcheck disable=SC2086
         run env CUDA_VISIBLE_DEVICES= make --no-print-directory -C "$dest/04-reduction-interleaved" $goal
         assert_equal "make $goal: $status" "make $goal: 1"
         assert_equal "${#lines[@]}" 1
-        assert_output --regexp "^04-reduction-interleaved: this copy has no reference solution \(no .*/solutions/04-reduction-interleaved/reduction_interleaved.cu\): (SOLUTION=1|make solution) has nothing to run$"
+        asked=$(grep -oE 'SOLUTIONS?=1' <<<"$goal") || asked="make solution"
+        assert_output --regexp "^04-reduction-interleaved: this copy has no reference solution \(no .*/solutions/04-reduction-interleaved/reduction_interleaved.cu\): $asked has nothing to run$"
     done
     # Nothing was compiled or graded (make's records of the flags, under
     # build/, are written as it reads the step's Makefile).

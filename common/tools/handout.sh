@@ -23,8 +23,10 @@
 # skip; `make bench` and `make calibrate` need solutions/ and say so; the top
 # README and docs/ are the learner's part of this one's, for those steps (the
 # instructor's pages of docs/ are left out), and each step's README loses
-# its `make solution` lines and what its handout markers say goes (step
-# 03's "Past the lesson" still names the solution's program). Called
+# its `make solution` lines and what its handout markers say goes; its
+# profile block, the reference solution's figures, says whose they are in
+# place of the solution's program (tests/handout.bats reads every text of a
+# handout of each step for what the copy lacks). Called
 # by `make handout STEP=05 DEST=dir`. Exit status: 0 written, 2 bad arguments
 # (DEST is never overwritten).
 set -u
@@ -162,7 +164,12 @@ done
 rmdir "$dest/docs" 2>/dev/null
 # Each step's README loses its command lines that build or run the reference
 # solution (a code line that starts with `make solution`): there is none.
+# Its profile block (make readme-figures writes it from a run of the
+# solution, ncu's command line first) keeps its figures, and names whose they
+# are in place of the program the copy has not.
 for readme in "$dest"/[0-9][0-9]-*/README.md; do
-    grep -vE '^([ \t]*)make solution( |$)' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+    grep -vE '^([ \t]*)make solution( |$)' "$readme" |
+        sed -E '/^<!-- profile:[0-9]+ -->$/,/^<!-- \/profile -->$/s#\./[A-Za-z0-9_]+_solution( |$)#(the reference solution)\1#' >"$readme.new" &&
+        mv "$readme.new" "$readme"
 done
 echo "handout: wrote $dest: steps $(cd "$dest" && echo [0-9][0-9]-* | sed 's/ /, /g'); no solutions/" >&2
