@@ -1,7 +1,7 @@
 # common.mk: the shared harness's sources, compiled once into common/build and
 # linked into every step's program (with its track's own files).
 # The trusted program's (common/core/): a new shared source is one more name here.
-COMMON_SOURCES := harness audit plan module_state
+COMMON_SOURCES := harness audit plan
 # The planner's (plan.h): the stand-in runtime (common/core/planner.cpp).
 PLANNER_SOURCES := planner
 # This file's folder, where it is read alone (make -f common/common.mk).

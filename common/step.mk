@@ -122,10 +122,9 @@ endif
 # and links none of the learner's host code: the learner's file is compiled
 # once, into an object from which its planner, build/PROGRAM.plan, is linked
 # (static, with the stand-in runtime of planner.cpp), and into its module,
-# build/PROGRAM.fatbin, whose cubin for its GPU the program loads and reads
-# for the module's variables (common/core/module_state.h); build/PROGRAM.kernels
-# lists the module's kernels and their parameters (kernels.awk, from the PTX
-# of the same compile).
+# build/PROGRAM.fatbin, which the program loads; build/PROGRAM.kernels lists
+# the module's kernels, their parameters and variables (kernels.awk, from the
+# PTX of the same compile).
 $(PROGRAM): $(SHARED_OBJS) $(BUILD)/$(PROGRAM).plan
 	$(call say,LD,$@)
 	$(Q)$(NVCC) $(ALL_FLAGS) -o $@ $(SHARED_OBJS) $(CUDA_LDFLAGS) $(LDLIBS)

@@ -2,7 +2,6 @@
 // planner, started confined and asked once for every call of the run; the
 // plans, checked for their buffers and replayed.
 #include "harness.h"
-#include "module_state.h"
 #include "plan.h"
 
 #include <cuda.h>
@@ -50,7 +49,7 @@ static const size_t PLANNER_OUTPUT = 64u << 20;
 // links where no driver is installed (and no stub of it either). Each by the
 // name that cuda.h's macros give it (cuModuleGetGlobal is cuModuleGetGlobal_v2).
 static struct {
-    decltype(&cuModuleLoadData) module_load_data;
+    decltype(&cuModuleLoad) module_load;
     decltype(&cuModuleGetFunction) module_get_function;
     decltype(&cuModuleGetGlobal) module_get_global;
     decltype(&cuMemcpyDtoH) memcpy_dtoh;
@@ -78,7 +77,7 @@ static void open_driver(void)
     if (!library)
         die(EXIT_CUDA, "cannot load the NVIDIA driver's library, libcuda.so.1: %s", dlerror());
 #define DRIVER_CALL(field, name) driver.field = (decltype(driver.field))driver_call(library, name)
-    DRIVER_CALL(module_load_data, "cuModuleLoadData");
+    DRIVER_CALL(module_load, "cuModuleLoad");
     DRIVER_CALL(module_get_function, "cuModuleGetFunction");
     DRIVER_CALL(module_get_global, "cuModuleGetGlobal_v2");
     DRIVER_CALL(memcpy_dtoh, "cuMemcpyDtoH_v2");
@@ -98,17 +97,16 @@ static CUmodule module;
 static module_kernel *kernels;
 static int kernel_count;
 
-// Memory of the module that outlives a launch (module_state.h): each
-// section of its variables, whole, and each __managed__ variable.
 typedef struct {
+    char name[256];
     CUdeviceptr address;
     size_t bytes;
     unsigned char *initial;  // its content when the module was loaded
     void *initial_on_gpu;    // the same, on the GPU: copied back between launches
-} module_range;
+} module_global;
 
-static module_range *ranges;
-static int range_count;
+static module_global *globals;
+static int global_count;
 
 // What the module reads of clocks, for the record (kernels.awk's clock lines).
 static char clocks[1024];
@@ -177,6 +175,11 @@ static void read_table(const char *path)
             k->params_bytes = end;
             if (end > PLAN_MAX_PARAMS_BYTES)
                 die(EXIT_CUDA, "%s has %u bytes of parameters, more than a plan carries", k->name, end);
+        } else if (strncmp(line, "global\t", 7) == 0) {
+            globals = (module_global *)realloc(globals, (global_count + 1) * sizeof *globals);
+            module_global *g = &globals[global_count++];
+            memset(g, 0, sizeof *g);
+            snprintf(g->name, sizeof g->name, "%s", line_field(line, "name", value, sizeof value));
         } else if (strncmp(line, "clock\t", 6) == 0) {
             char name[256], reg[64];
             line_field(line, "name", name, sizeof name);
@@ -190,37 +193,6 @@ static void read_table(const char *path)
         die(EXIT_CUDA, "%s lists no kernel: does the file define none? (rebuild: make)", path);
 }
 
-// Where the driver put a range: any of its variables' address, less the
-// variable's offset, the same for all of them. Refuses the module where the
-// driver names none of them, or where two disagree.
-static CUdeviceptr range_address(const module_state_range *r, const char *path)
-{
-    CUdeviceptr base = 0;
-    const char *by = NULL;
-    for (int j = 0; j < r->symbol_count; j++) {
-        const module_state_symbol *y = &r->symbols[j];
-        CUdeviceptr address;
-        size_t bytes;
-        CUresult found = driver.module_get_global(&address, &bytes, module, y->name);
-        if (found == CUDA_ERROR_NOT_FOUND || found == CUDA_ERROR_INVALID_VALUE)  // a name it does not take
-            continue;
-        CU_CHECK(found);
-        if (by && address - y->offset != base)
-            die(EXIT_CUDA, "refused: %s: the driver put %s and %s of %s apart, where the cubin puts them in one "
-                "section: this program cannot tell what of the module to reset before each run (a limit of the "
-                "workbook's, not of your file: report it)", path, by, y->name, r->section);
-        base = address - y->offset;
-        by = y->name;
-    }
-    if (!by)
-        die(EXIT_CUDA, "refused: %s: its code keeps %zu bytes between launches (%s: %s%s) that the driver finds "
-            "by no name, so this program cannot reset them before each run; a step's kernels need no memory "
-            "of their own beyond __device__ and __constant__ variables",
-            path, (size_t)r->bytes, r->section, r->symbol_count ? r->symbols[0].name : "no variable",
-            r->symbol_count > 1 ? ", ..." : "");
-    return base;
-}
-
 void module_open(void)
 {
     char path[PATH_MAX + 32];
@@ -229,31 +201,18 @@ void module_open(void)
     part_path("fatbin", path, sizeof path);
     set_activity("loading your kernels (%s)", path);
     CUDA_CHECK(cudaFree(0));  // the runtime's context is current: the module loads into it
-    int device, major, minor;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    // The cubin this GPU runs, read and loaded: what is reset is what runs.
-    static module_state state;
-    char why[1024];
-    if (!module_state_read(path, major * 10 + minor, &state, why, sizeof why))
-        die(EXIT_CUDA, "refused: %s", why);
     open_driver();
-    CU_CHECK(driver.module_load_data(&module, state.cubin));
+    CU_CHECK(driver.module_load(&module, path));
     for (int i = 0; i < kernel_count; i++)
         CU_CHECK(driver.module_get_function(&kernels[i].function, module, kernels[i].name));
-    ranges = (module_range *)calloc(state.range_count + 1, sizeof *ranges);
-    if (!ranges)
-        die(EXIT_CUDA, "out of host memory");
-    for (range_count = 0; range_count < state.range_count; range_count++) {
-        module_range *g = &ranges[range_count];
-        g->address = range_address(&state.ranges[range_count], path);
-        g->bytes = state.ranges[range_count].bytes;
-        g->initial = (unsigned char *)malloc(g->bytes);
+    for (int i = 0; i < global_count; i++) {
+        module_global *g = &globals[i];
+        CU_CHECK(driver.module_get_global(&g->address, &g->bytes, module, g->name));
+        g->initial = (unsigned char *)malloc(g->bytes ? g->bytes : 1);
         if (!g->initial)
             die(EXIT_CUDA, "out of host memory");
         CU_CHECK(driver.memcpy_dtoh(g->initial, g->address, g->bytes));
-        CUDA_CHECK(cudaMalloc(&g->initial_on_gpu, g->bytes));
+        CUDA_CHECK(cudaMalloc(&g->initial_on_gpu, g->bytes ? g->bytes : 1));
         CUDA_CHECK(cudaMemcpy(g->initial_on_gpu, g->initial, g->bytes, cudaMemcpyHostToDevice));
     }
     set_activity("%s", "");
@@ -263,16 +222,16 @@ const char *module_clocks(void) { return clocks; }
 
 void module_reset_globals(void)
 {
-    for (int i = 0; i < range_count; i++)
-        CU_CHECK(driver.memcpy_htod_async(ranges[i].address, ranges[i].initial, ranges[i].bytes, 0));
+    for (int i = 0; i < global_count; i++)
+        CU_CHECK(driver.memcpy_htod_async(globals[i].address, globals[i].initial, globals[i].bytes, 0));
 }
 
 // Between the launches of one call, inside its timed span: a copy on the GPU,
 // which costs a module without variables nothing.
 static void module_reset_globals_between_launches(void)
 {
-    for (int i = 0; i < range_count; i++)
-        CUDA_CHECK(cudaMemcpyAsync((void *)(uintptr_t)ranges[i].address, ranges[i].initial_on_gpu, ranges[i].bytes,
+    for (int i = 0; i < global_count; i++)
+        CUDA_CHECK(cudaMemcpyAsync((void *)(uintptr_t)globals[i].address, globals[i].initial_on_gpu, globals[i].bytes,
                                    cudaMemcpyDeviceToDevice, 0));
 }
 

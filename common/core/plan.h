@@ -1,8 +1,8 @@
 // plan.h: a step's two programs, and the plans of launches they trade.
 //
 // The learner's file is built twice. Its device code -- kernels, __device__
-// helpers and variables -- becomes a module (build/PROGRAM.fatbin) whose code
-// for this GPU the step's program loads and launches itself. Its host code -- the step's
+// helpers and variables -- becomes a module (build/PROGRAM.fatbin) that the
+// step's program loads and launches itself. Its host code -- the step's
 // function, e.g. sum_interleaved_strided -- runs only in a program of its
 // own, the planner (build/PROGRAM.plan), linked with a stand-in for the CUDA
 // runtime (planner.cpp) that reaches no GPU: there, a launch or a memset is
@@ -69,17 +69,15 @@ typedef struct {
     unsigned param_offset[PLAN_MAX_PARAMS], param_size[PLAN_MAX_PARAMS], params_bytes;
 } module_kernel;
 
-// Load the cubin of build/PROGRAM.fatbin that this GPU runs, with the table
-// of its kernels (build/PROGRAM.kernels), and note the initial content of
-// all its memory that outlives a launch: every section of its __device__ and
-// __constant__ variables, read from that cubin (module_state.h), whole. After
-// open_device. Exits 3, with what to do, if the module does not load, or
-// holds such memory that cannot be found to be reset ("refused: ...").
+// Load build/PROGRAM.fatbin and its table (build/PROGRAM.kernels), and note
+// the initial content of its __device__ and __constant__ variables. After
+// open_device. Exits 3, with what to do, if the module does not load.
 void module_open(void);
 
-// All that memory back to its initial content, on the default stream: before
-// every call, so that no call leaves work or state to the next. (plan_replay
-// does the same between the launches of a call.)
+// Every __device__ and __constant__ variable of the module back to its
+// initial content, on the default stream: before every call, so that no call
+// leaves work or state to the next. (plan_replay does the same between the
+// launches of a call.)
 void module_reset_globals(void);
 
 // "%clock64 in _Z6reduce...; ...": what the module's code reads of clocks or

@@ -3,15 +3,14 @@
 # step's program and its planner (plan.h). One line each:
 #
 #   kernel<TAB>name=MANGLED<TAB>params=SIZE:ALIGN,...   a kernel, its parameters in order
+#   global<TAB>name=NAME<TAB>bytes=N                   a __device__ or __constant__ variable
 #   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's id, the
 #                                                     launch's (%gridid) or a performance counter, or
 #                                                     keeps memory between launches (register=malloc)
 #
-# The kernels come from the first file (every architecture has the same);
-# the clocks from all of them, since a branch for one architecture may read
-# one. The module's variables are read from the cubin the program loads, not
-# from here (common/core/module_state.h): PTX misses what one architecture
-# alone declares, and what inline PTX declares inside a function.
+# The kernels and variables come from the first file (every architecture
+# has the same); the clocks from all of them, since a branch for one
+# architecture may read one.
 #
 #   awk -f kernels.awk build/keep/*.ptx > build/PROGRAM.kernels
 
@@ -35,8 +34,14 @@ function name_word(word) {
     return word
 }
 
+function name_of(word) {
+    sub(/\[.*/, "", word)
+    sub(/[,;(].*/, "", word)
+    return word
+}
+
 # The size and alignment of a declaration's words from position `from`:
-# [.align A] .TYPE [.ptr [.global] [.align A]] NAME[N].
+# [.align A] .TYPE [.ptr [.global] [.align A]] NAME[N]; sets decl_name.
 function declared(from,    i, align, size, t, pointer) {
     align = 0
     for (i = from; i <= NF; i++) {
@@ -49,6 +54,7 @@ function declared(from,    i, align, size, t, pointer) {
         if ($i == ".align") i++
     size *= count_of(name_word($i))
     if (!align) align = type_size($t)
+    decl_name = name_of($i)
     return size ":" align
 }
 
@@ -74,6 +80,19 @@ in_params && /^[ \t]*\.param/ {
 }
 
 in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_params = 0; next }
+
+# A variable of the module's, at file scope: .global or .const, not the
+# strings device printf keeps ($str, $str$1, ...; a variable of the file's
+# may start with $ too).
+file == 1 && /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(global|const)[ \t]/ && !/\.extern/ {
+    for (i = 1; i <= NF; i++) if ($i == ".global" || $i == ".const") break
+    p = declared(i + 1)
+    if (p != "" && decl_name !~ /^\$str(\$[0-9]+)?$/) {
+        split(p, sa, ":")
+        print "global\tname=" decl_name "\tbytes=" sa[1]
+    }
+    next
+}
 
 match($0, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|gridid|pm[0-7](_64)?)([^a-z_0-9]|$)/) {
     reg = substr($0, RSTART, RLENGTH)
