@@ -112,7 +112,7 @@ grade_fake_step() {
     # make sanitize: its recipe (common/step.mk) runs sanitize.sh on the program.
     TOOLS_ASKED=$T/make-sanitize run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --check -n 1
     assert_success
-    grade_fake_step "--check -n 1"
+    grade_fake_step "--check -n 1 -b 32"
     assert_success
     assert_equal "$(cat "$T/make-sanitize")" "$(cat "$T/grader")"
     # What the grader runs is what its verdict names, initcheck among them.
@@ -132,7 +132,7 @@ grade_fake_step() {
     assert_failure 2
     assert_output --partial "not one of the four"
     # The grader runs make's two runs, each under its tools, and names all.
-    grade_fake_step "--check -n 1" "--tools synccheck --check -n 7"
+    grade_fake_step "--check -n 1 -b 32" "--tools synccheck --check -n 7 -b 32"
     assert_success
     assert_equal "$(cut -d' ' -f1 "$T/grader" | paste -sd' ')" "memcheck racecheck synccheck initcheck synccheck"
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"

@@ -34,10 +34,10 @@ header_of() {
 fake_step() {
     local fake=$BATS_TEST_TMPDIR/workbook
     mkdir -p "$fake/04-fake"
-    printf 'print-program:\n\t@echo prog\n' >"$fake/04-fake/Makefile"
+    printf 'print-program:\n\t@echo prog\nprint-sanitize-args:\n\t@echo --check -n 1 -b 256\n' >"$fake/04-fake/Makefile"
     cat >"$fake/04-fake/prog" <<'SCRIPT'
 #!/usr/bin/env bash
-while [ $# -gt 0 ]; do case $1 in --records) records=$2; shift 2 ;; *) shift ;; esac; done
+while [ $# -gt 0 ]; do case $1 in --write-plans) : >"$2"; exit 0 ;; --records) records=$2; shift 2 ;; *) shift ;; esac; done
 printf '%b' "$FAKE_OUTPUT" >"$records"
 exit "${FAKE_STATUS:-0}"
 SCRIPT
