@@ -182,3 +182,14 @@ suite_counts() {
     [ -n "$said" ] || fail "docs/testing.md does not say 'The suite holds N tests, of which M run only under \`make test-all\`'"
     assert_equal "$said" "$(suite_counts)"
 }
+
+@test "the README's figures for make test are the ones docs/testing.md says were measured" {
+    local readme=$WORKBOOK_DIR/README.md page=$WORKBOOK_DIR/docs/testing.md said measured
+    [ -f "$page" ] || skip "no docs/testing.md in this copy (a handout)"
+    grep -q 'It is the quick suite' "$readme" || skip "this README gives no figures (a handout's)"
+    said=$(tr '\n' ' ' <"$readme" | sed -nE 's/.*It is the quick suite \(([0-9]+) s on two cores without a GPU, ([0-9]+) s on a GPU.*/\1 \2/p')
+    measured=$(tr '\n' ' ' <"$page" | sed -nE 's/.*Measured from a fresh clone, [0-9-]+: ([0-9]+) s on a 2-core .* ([0-9]+) s on a machine of .*/\1 \2/p')
+    [ -n "$said" ] || fail "README.md does not say 'It is the quick suite (N s on two cores without a GPU, M s on a GPU ...'"
+    [ -n "$measured" ] || fail "docs/testing.md does not say 'Measured from a fresh clone, DATE: N s on a 2-core ... M s on a machine of ...'"
+    assert_equal "$said" "$measured"
+}
