@@ -149,10 +149,13 @@ define learner_object
 	$(Q)$(COMMON_DIR)/tools/compile-learner.sh $(1) $@ $(NVCC) $(ALL_FLAGS)
 endef
 
-$(BUILD)/$(PROGRAM).o: $(PROGRAM).cu $(BUILD)/flags
+# (A change in how it is compiled, or in what it may include, compiles it again.)
+LEARNER_TOOLS := $(COMMON_DIR)/tools/compile-learner.sh $(COMMON_DIR)/tools/check-includes.sh
+
+$(BUILD)/$(PROGRAM).o: $(PROGRAM).cu $(BUILD)/flags $(LEARNER_TOOLS)
 	$(call learner_object,$<)
 
-$(BUILD)/$(PROGRAM)_solution.o: $(SOLUTION_SRC) $(BUILD)/flags
+$(BUILD)/$(PROGRAM)_solution.o: $(SOLUTION_SRC) $(BUILD)/flags $(LEARNER_TOOLS)
 	$(call learner_object,$<)
 
 $(BUILD)/beyond/%.o: $(dir $(SOLUTION_SRC))%.cu $(BUILD)/flags

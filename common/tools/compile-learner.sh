@@ -40,6 +40,7 @@ base=${object%.o}
 
 tmp=$(mktemp -d) || { echo "compile-learner: cannot make a temporary folder" >&2; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP  # (the folder is removed then too)
 mkdir "$tmp/keep"
 # -MD, not -MMD: a file that marks itself a system header (a line marker
 # "# 1 "x.cu" 3") would leave what it includes after out of -MMD's list.
