@@ -264,6 +264,7 @@ CODE
         SM=75 make -s -C "$copy/$step" all NVCC="$wrapper" >/dev/null
         temp=$(grep -- '--keep-dir' "$BATS_TEST_TMPDIR/nvcc.log" | tail -n 1 | sed -E 's/.*--keep-dir ([^ ]+) .*/\1/')
         [ -n "$temp" ] || fail "the build's compile named no --keep-dir"
+        [[ $temp == /* ]] || temp=$copy/$step/$temp  # (make runs nvcc in the step's folder)
         [[ $temp != "$copy"/* ]] || fail "the build's --keep folder $temp lies in the workbook"
         [ ! -e "$temp" ] || fail "the build's --keep folder $temp was left behind"
         temps+=("$temp")
