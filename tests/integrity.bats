@@ -161,6 +161,8 @@ fortifying_compilers() {
     run "$WORKBOOK_DIR/grading/integrity" "$file"
     assert_failure 1
     assert_line --regexp '^asm: assembly in host code.*\(line [0-9]+: asm volatile\("syscall"'
+    # Read from the object's machine code too.
+    assert_line --regexp '^syscall in sum_unrolled\(.*\): a system call in the machine code of your host code'
     # A top-level asm statement too.
     sed 's|^#include "reduction.h"$|&\nasm(".globl workbook_hook\\nworkbook_hook: ret");|' \
         "$(learner_file 05-reduction-sequential solution)" >"$BATS_TEST_TMPDIR/toplevel.cu"
@@ -274,11 +276,12 @@ CODE
     # the object is there by now.
     SM=75 run "$copy/grading/integrity" "$file"
     assert_success
-    # What the build made holds the call, the assembly and the constructor.
+    # What the build made holds the call, the assembly (its system call) and the constructor.
     SM=75 run "$copy/grading/integrity" --object "$object" "$file"
     assert_failure 1
     assert_line --regexp '^write: prints from the host'
     assert_line --regexp '^asm: assembly in host code'
+    assert_line --regexp '^syscall in .*: a system call in the machine code'
     assert_line --regexp '^\.init_array: 1 function'
     # Without the host code the build writes beside its object, nothing is checked.
     rm "$copy/$step/build/reduction_interleaved.ii"
