@@ -139,23 +139,23 @@ $(BUILD)/%.plan: $(BUILD)/%.o $(PLANNER_OBJS)
 	$(call say,LD,$@)
 	$(Q)$(NVCC) $(ALL_FLAGS) -cudart none -Xcompiler -static -o $@ $^
 
-# learner_object SOURCE: the object, and beside it the module and its table.
-# The file may include the workbook's headers, the toolkit's and the system's,
-# and nothing else: checked first, from the preprocessor's own list.
+# learner_object SOURCE: the object, and beside it the module, its table
+# and the host code as compiled (common/tools/compile-learner.sh). The file
+# may include the workbook's headers, the toolkit's and the system's, and
+# nothing else: checked before it is compiled and after, from the
+# preprocessor's own lists.
 define learner_object
 	$(call say,CC,$@)
-	$(Q)$(COMMON_DIR)/tools/check-includes.sh $(1) $(NVCC) $(ALL_FLAGS)
-	$(Q)rm -rf $(@:.o=.keep) && mkdir -p $(@:.o=.keep)
-	$(Q)$(NVCC) $(ALL_FLAGS) --keep --keep-dir $(@:.o=.keep) -MMD -MP -MF $(@:.o=.d) -c -o $@ $(1)
-	$(Q)cp $(@:.o=.keep)/$(PROGRAM).fatbin $(@:.o=.fatbin)
-	$(Q)awk -f $(COMMON_DIR)/tools/kernels.awk $(@:.o=.keep)/*.ptx > $(@:.o=.kernels)
-	$(Q)rm -rf $(@:.o=.keep)
+	$(Q)$(COMMON_DIR)/tools/compile-learner.sh $(1) $@ $(NVCC) $(ALL_FLAGS)
 endef
 
-$(BUILD)/$(PROGRAM).o: $(PROGRAM).cu $(BUILD)/flags
+# (A change in how it is compiled, or in what it may include, compiles it again.)
+LEARNER_TOOLS := $(COMMON_DIR)/tools/compile-learner.sh $(COMMON_DIR)/tools/check-includes.sh
+
+$(BUILD)/$(PROGRAM).o: $(PROGRAM).cu $(BUILD)/flags $(LEARNER_TOOLS)
 	$(call learner_object,$<)
 
-$(BUILD)/$(PROGRAM)_solution.o: $(SOLUTION_SRC) $(BUILD)/flags
+$(BUILD)/$(PROGRAM)_solution.o: $(SOLUTION_SRC) $(BUILD)/flags $(LEARNER_TOOLS)
 	$(call learner_object,$<)
 
 $(BUILD)/beyond/%.o: $(dir $(SOLUTION_SRC))%.cu $(BUILD)/flags
@@ -217,9 +217,10 @@ help:
 print-program:
 	@echo $(PROGRAM)
 
-# The flags the learner's file is compiled with: grading/integrity checks the
-# file compiled with these very flags, so that no macro (the list of
-# architectures, __CUDA_ARCH_LIST__, among them) tells its check from the build.
+# The flags the learner's file is compiled with: grading/integrity, given a
+# file without the object the build made of it, compiles it with these very
+# flags, so that no macro (the list of architectures, __CUDA_ARCH_LIST__,
+# among them) tells its check from the build.
 print-learner-flags:
 	@echo '$(ALL_FLAGS)'
 

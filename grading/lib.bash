@@ -815,9 +815,11 @@ grade_integrity() {
     # A file that does not build is never run, and the build test quotes
     # the compiler once: the check's own compile would say it again.
     [ "$(verdict_field "$(verdict_dir)/build" result)" != fail ] || { fail "not checked (the build failed)"; return; }
-    # It compiles the file: confined and bounded as a build is.
+    # It compiles the host code the build kept (for its assembly): confined
+    # and bounded as a build is.
     GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY"  # it writes only in its /tmp
-    # Against the object the build made too: what is linked is what is checked.
+    # What the build made, the object the program links and the host code
+    # and PTX beside it, is what is checked: the file is not compiled again.
     run "${CONFINE[@]}" "$GRADING_DIR/integrity" --object "$(learner_object)" "$file"
     output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/tools/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
     record integrity fail

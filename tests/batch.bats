@@ -30,14 +30,15 @@ for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
 # --dryrun (what check-includes asks of its include folders): none.
 for arg; do [ "$arg" = --dryrun ] && exit 0; done
 # --keep-dir D (the learner's file, kept for its module and its PTX): an
-# empty module and no kernel.
+# empty module, no kernel, and a dependency list (-MF) of the file alone.
 keep="" source=${!#}
 while [ $# -gt 0 ]; do
     [ "$1" = -o ] && out=$2
     [ "$1" = --keep-dir ] && keep=$2
+    [ "$1" = -MF ] && deps=$2
     shift
 done
-[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; }
+[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; echo "$out: $source" >"$deps"; }
 cat >"$out" <<'PROGRAM'
 #!/usr/bin/env bash
 student=$(basename "$(cd "$(dirname "$0")/.." && pwd)")

@@ -141,6 +141,40 @@ refute_secret_anywhere() {
     assert_output --partial "solutions/$STEP_DIR/answer.cuh"
 }
 
+# The include check that judges is the one of the build's own compile: its
+# dependency list (nvcc -MD), for the host and the device passes, system
+# headers and all. Here nvcc's -M, the check before the compile, is blinded
+# (it answers the file alone), as a branch taken in the build's compile
+# alone would blind it; the compile's own list still names the header: one
+# only the device's pass reads, one after a line marker that calls the file
+# a system header (which -MMD's list would leave out), another step's
+# main.cu. Nothing the compiler said of the header is shown.
+@test "an #include that only the build's own compile reads is refused from that compile's dependency list, quoting none of it" {
+    local blind=$BATS_TEST_TMPDIR/bin/nvcc other flags include
+    mkdir -p "$(dirname "$blind")"
+    cat >"$blind" <<SCRIPT
+#!/usr/bin/env bash
+for arg; do [ "\$arg" = -M ] && { echo "target: \${!#}"; exit 0; }; done
+exec "$(command -v nvcc)" "\$@"
+SCRIPT
+    chmod +x "$blind"
+    other=$(basename "${STEP_DIRS[1]}")
+    read -r -a flags <<<"$(make -s -C "$W/$STEP_DIR" print-learner-flags)"
+    for include in "#include \"$SECRET\"" \
+        "$(printf '#ifdef __CUDA_ARCH__\n#include "%s"\n#endif' "$SECRET")" \
+        "$(printf '# 1 "%s.cu" 3\n#include "%s"' "$PROGRAM" "$SECRET")" \
+        "#include \"../$other/main.cu\""; do
+        { printf '%s\n' "$include"; cat "$EXERCISE.orig"; } >"$EXERCISE"
+        run bash -c 'cd "$1" && shift && exec "$@"' - "$W/$STEP_DIR" "$W/common/tools/compile-learner.sh" \
+            "$PROGRAM.cu" "$BATS_TEST_TMPDIR/build/$PROGRAM.o" "$blind" "${flags[@]}"
+        assert_failure 1
+        assert_output --partial "$PROGRAM.cu includes what is not part of a hand-in, so it was not built:"
+        refute_output --partial "$SECRET_TEXT"
+        [ ! -e "$BATS_TEST_TMPDIR/build/$PROGRAM.o" ] || fail "an object was kept of: $include"
+    done
+    assert_output --partial "$other/main.cu"
+}
+
 @test "a message is quoted only about a file the learner's step has; any other, or of unknown form, is left out" {
     local later
     later=$(basename "${STEP_DIRS[1]}")

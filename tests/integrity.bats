@@ -161,6 +161,8 @@ fortifying_compilers() {
     run "$WORKBOOK_DIR/grading/integrity" "$file"
     assert_failure 1
     assert_line --regexp '^asm: assembly in host code.*\(line [0-9]+: asm volatile\("syscall"'
+    # Read from the object's machine code too.
+    assert_line --regexp '^syscall in sum_unrolled\(.*\): a system call in the machine code of your host code'
     # A top-level asm statement too.
     sed 's|^#include "reduction.h"$|&\nasm(".globl workbook_hook\\nworkbook_hook: ret");|' \
         "$(learner_file 05-reduction-sequential solution)" >"$BATS_TEST_TMPDIR/toplevel.cu"
@@ -226,34 +228,64 @@ CODE
     assert_failure 1
 }
 
-@test "integrity: a file that tells its compiles apart is caught against the object the build made" {
-    slow_test "three copies built"
-    # Host code that only a compile without a certain file beside it sees:
-    # here the build compiles the file first, and that file appears after.
-    local step=04-reduction-interleaved copy=$BATS_TEST_TMPDIR/wb object
-    mkdir -p "$copy"
+@test "integrity: what only the build's own compile sees is checked, from the build's object and host code" {
+    slow_test "a copy built twice"
+    # Host code compiled only while the build's object (or its dependency
+    # list) is not yet in build/: in the build's own compile of a fresh copy,
+    # never in a compile after it. The build's temporary folder (where its
+    # PTX is by the time the host code is compiled) is no marker: it lies
+    # outside the workbook, named at random, so that a branch on where it
+    # used to be is taken by no compile.
+    local step=04-reduction-interleaved copy=$BATS_TEST_TMPDIR/wb wrapper=$BATS_TEST_TMPDIR/bin/nvcc file object temp temps=()
+    mkdir -p "$copy" "$(dirname "$wrapper")"
     (cd "$WORKBOOK_DIR" && tar -cf - --exclude='*/build' --exclude='*_solution' common grading steps.conf "$step") | tar -xf - -C "$copy"
-    rm -f "$copy/$step/reduction_interleaved"
-    cat >>"$copy/$step/reduction_interleaved.cu" <<'CODE'
-#if !__has_include("after-the-build.txt")
+    file=$copy/$step/reduction_interleaved.cu
+    object=$copy/$step/build/reduction_interleaved.o
+    cat >>"$file" <<CODE
+#if __has_include("build/reduction_interleaved.keep/reduction_interleaved.ptx") || __has_include("$copy/$step/build/reduction_interleaved.keep/reduction_interleaved.ptx")
+#error the build's --keep folder is seen from the file's folder
+#endif
+#if !__has_include("build/reduction_interleaved.o")
 #include <unistd.h>
-static volatile int in_the_build = write(1, "", 0);
+static void in_the_build_only(void)
+{
+    long written;
+    asm volatile("syscall" : "=a"(written) : "a"(1L), "D"(1L), "S"("x"), "d"(1L) : "rcx", "r11", "memory");
+    (void)write(1, "", 0);
+}
+#endif
+#if !__has_include("build/reduction_interleaved.d")
+__attribute__((constructor)) static void before_main(void) { in_the_build_only(); }
 #endif
 CODE
-    SM=75 make -s -C "$copy/$step" all >/dev/null
-    touch "$copy/$step/after-the-build.txt"
-    # The learner's object: the one of the step's build/ that is not main.o.
-    object=$(ls "$copy/$step"/build/*.o | grep -v '/main\.o$' | head -n 1)
-    # Checked alone it is clean: the file is there by now.
-    SM=75 run "$copy/grading/integrity" "$copy/$step/reduction_interleaved.cu"
+    # A wrapper of nvcc notes where each compile writes.
+    printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$*" >>"%s"\nexec "%s" "$@"\n' "$BATS_TEST_TMPDIR/nvcc.log" "$(command -v nvcc)" >"$wrapper"
+    chmod +x "$wrapper"
+    for build in first second; do
+        rm -rf "$copy/$step/build"
+        SM=75 make -s -C "$copy/$step" all NVCC="$wrapper" >/dev/null
+        temp=$(grep -- '--keep-dir' "$BATS_TEST_TMPDIR/nvcc.log" | tail -n 1 | sed -E 's/.*--keep-dir ([^ ]+) .*/\1/')
+        [ -n "$temp" ] || fail "the build's compile named no --keep-dir"
+        [[ $temp == /* ]] || temp=$copy/$step/$temp  # (make runs nvcc in the step's folder)
+        [[ $temp != "$copy"/* ]] || fail "the build's --keep folder $temp lies in the workbook"
+        [ ! -e "$temp" ] || fail "the build's --keep folder $temp was left behind"
+        temps+=("$temp")
+    done
+    [ "${temps[0]}" != "${temps[1]}" ] || fail "two builds kept their files in the same folder, ${temps[0]}"
+    # Checked on a compile of its own, after the build, the file is clean:
+    # the object is there by now.
+    SM=75 run "$copy/grading/integrity" "$file"
     assert_success
-    # Against the object the build made, it is not.
-    SM=75 run "$copy/grading/integrity" --object "$object" "$copy/$step/reduction_interleaved.cu"
+    # What the build made holds the call, the assembly (its system call) and the constructor.
+    SM=75 run "$copy/grading/integrity" --object "$object" "$file"
     assert_failure 1
-    assert_line --regexp '^build: your file compiles to other host code in the build than in this check \(there it calls write.*'
-    # An honest file compiles to the same object both times.
-    cp "$WORKBOOK_DIR/$step/reduction_interleaved.cu" "$copy/$step/reduction_interleaved.cu"
-    SM=75 make -s -C "$copy/$step" all >/dev/null
-    SM=75 run "$copy/grading/integrity" --object "$object" "$copy/$step/reduction_interleaved.cu"
-    assert_success
+    assert_line --regexp '^write: prints from the host'
+    assert_line --regexp '^asm: assembly in host code'
+    assert_line --regexp '^syscall in .*: a system call in the machine code'
+    assert_line --regexp '^\.init_array: 1 function'
+    # Without the host code the build writes beside its object, nothing is checked.
+    rm "$copy/$step/build/reduction_interleaved.ii"
+    SM=75 run "$copy/grading/integrity" --object "$object" "$file"
+    assert_failure 2
+    assert_output --partial "reduction_interleaved.ii is missing"
 }

@@ -94,8 +94,9 @@ SCRIPT
     assert_line --regexp "^$step +pass +no GPU +no GPU +(no GPU|-) +no GPU +no GPU +0/[0-9]+\$"
 }
 
-# A copy of the workbook whose nvcc ($NVCC_FAKE) writes empty files, says
-# nothing, and for a source that holds BROKEN (or WARNED) writes the
+# A copy of the workbook whose nvcc ($NVCC_FAKE) writes empty files (and
+# for the learner's file, compiled with --keep-dir, a dependency list of the
+# file alone), says nothing, and for a source that holds BROKEN (or WARNED) writes the
 # compiler's error (or warning) line to stderr, failing (or not) as nvcc does.
 fake_nvcc_copy() {
     W=$BATS_TEST_TMPDIR/wb NVCC_FAKE=$BATS_TEST_TMPDIR/bin/nvcc
@@ -108,7 +109,7 @@ for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
 for arg; do [ "$arg" = --dryrun ] && exit 0; done
 source=${!#} out="" keep=""
 while [ $# -gt 0 ]; do
-    case $1 in -o) out=$2; shift ;; --keep-dir) keep=$2; shift ;; esac
+    case $1 in -o) out=$2; shift ;; --keep-dir) keep=$2; shift ;; -MF) deps=$2; shift ;; esac
     shift
 done
 if [[ $source == *.cu ]] && grep -q BROKEN "$source"; then
@@ -117,7 +118,7 @@ if [[ $source == *.cu ]] && grep -q BROKEN "$source"; then
 fi
 [[ $source == *.cu ]] && grep -q WARNED "$source" && echo "$source(1): warning: variable \"WARNED\" was declared but never referenced" >&2
 : >"$out"
-[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; }
+[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; echo "$out: $source" >"$deps"; }
 SCRIPT
     chmod +x "$NVCC_FAKE"
     make -s -C "$W" clean NVCC="$NVCC_FAKE" >/dev/null

@@ -91,13 +91,16 @@ while [ $# -gt 0 ]; do
     -o) out=$2; shift ;;
     -c) mode=compile ;;
     --keep-dir) keep=$2; shift ;;
+    -MF) deps=$2; shift ;;
+    -MT) shift ;;
     *.cu | *.o) inputs+=("$1") ;;
     esac
     shift
 done
 : >"$out"
-# --keep-dir (the learner's file, kept for its module and PTX): empty ones.
-[ -z "$keep" ] || { : >"$keep/$(basename "${inputs[0]}" .cu).fatbin"; : >"$keep/none.ptx"; }
+# --keep-dir (the learner's file, kept for its module and PTX): empty ones,
+# and its dependency list (-MF): the file alone.
+[ -z "$keep" ] || { : >"$keep/$(basename "${inputs[0]}" .cu).fatbin"; : >"$keep/none.ptx"; echo "$out: ${inputs[0]}" >"$deps"; }
 echo "$mode $(realpath -m "$out" "${inputs[@]}" | tr '\n' ' ')" >>"$NVCC_LOG"
 SCRIPT
     chmod +x "$BATS_TEST_TMPDIR/bin/nvcc"

@@ -68,14 +68,16 @@ fake_toolkit_workbook() {
 for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
 # --dryrun (what check-includes asks of its include folders): none.
 for arg; do [ "$arg" = --dryrun ] && exit 0; done
-# --keep-dir (the learner's file, kept for its module and PTX): empty ones.
+# --keep-dir (the learner's file, kept for its module and PTX): empty ones,
+# and its dependency list (-MF): the file alone.
 keep="" source=${!#}
 while [ $# -gt 0 ]; do
     [ "$1" = -o ] && out=$2
     [ "$1" = --keep-dir ] && keep=$2
+    [ "$1" = -MF ] && deps=$2
     shift
 done
-[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; }
+[ -z "$keep" ] || { : >"$keep/$(basename "$source" .cu).fatbin"; : >"$keep/none.ptx"; echo "$out: $source" >"$deps"; }
 printf '#!/usr/bin/env bash\necho "$(basename "$0"): skipped: no usable CUDA device" >&2\nexit "${FAKE_STATUS:-77}"\n' >"$out"
 chmod +x "$out"
 SCRIPT

@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
-# check-includes.sh FILE NVCC [FLAGS...]: before FILE is compiled, make sure
-# that everything it includes is the workbook's (common/, what a learner of
+# check-includes.sh [--deps LIST] FILE NVCC [FLAGS...]: make sure that
+# everything FILE includes is the workbook's (common/, what a learner of
 # FILE's step has: common/tools/handed-out.bash), the CUDA toolkit's or the
 # system's headers: a hand-in is one file, and it may not bring in another --
 # a solution, a later step's answer, another student's work, a key of the
 # machine's.
-# The list comes from the preprocessor itself (NVCC -M, with the build's
-# FLAGS, for the host and the device passes), so a macro that names the
-# header, or a branch for one architecture, hides nothing.
-# Exit status: 0 when every header is allowed; 1 otherwise, or when the
-# preprocessor fails (its messages shown, less any that quote a file outside
-# the workbook); 2 for bad arguments.
+# The list comes from the preprocessor itself, so a macro that names the
+# header, or a branch for one architecture, hides nothing:
+#   without --deps  before FILE is compiled: NVCC -M, with the build's FLAGS,
+#                   for the host and the device passes;
+#   --deps LIST     after: LIST, the dependency file the build's own compile
+#                   of FILE wrote (nvcc -MD: every pass, system headers too),
+#                   so that no header the build's compile alone reads, by a
+#                   branch only that compile takes, is missed.
+# NVCC and FLAGS say, either way, where the toolkit's and the system's
+# headers are.
+# Exit status: 0 when every header is allowed; 1 otherwise (each named,
+# nothing of one quoted), or when the preprocessor fails (its messages shown,
+# less any that quote a file outside the workbook); 2 for bad arguments.
 set -u
 OPTIONS_NAME="check-includes"
 source "$(dirname "$0")/options.bash"
-case ${1:-} in -h | --help) usage; exit 0 ;; esac
+deps_file=""
+case ${1:-} in
+-h | --help) usage; exit 0 ;;
+--deps) need_value "$@"; deps_file=$2; shift 2; [ -f "$deps_file" ] || die "--deps $deps_file: no such file" ;;
+esac
 [ $# -ge 2 ] || die "name the file and the compiler (try --help)"
 file=$1
 nvcc=$2
@@ -75,8 +86,14 @@ inside() {
 }
 
 outside=()
-deps=$("$nvcc" "$@" -M -MT target "$file" 2>"$errors")
-status=$?
+if [ -n "$deps_file" ]; then
+    # The first rule of the file (-MP's empty rules for each header follow it).
+    deps=$(awk '{ print } !/\\$/ { exit }' "$deps_file")
+    status=0
+else
+    deps=$("$nvcc" "$@" -M -MT target "$file" 2>"$errors")
+    status=$?
+fi
 if [ "$status" -ne 0 ]; then
     # A header that was not found: outside, where it is named by a path that
     # leaves the allowed folders (in a sandbox, such a file is not there at all).
@@ -100,10 +117,10 @@ while read -r dep; do
     if [[ $dep == *[:\$\#]* ]] || ! inside "$dep"; then
         outside+=("$dep")
     fi
-done < <(sed -e 's/^target *://' -e 's/\\$//' <<<"$deps" | tr ' ' '\n')
+done < <(sed -e '1s/^[^:]*: *//' -e 's/\\$//' <<<"$deps" | tr ' ' '\n')
 if [ ${#outside[@]} -gt 0 ]; then
     {
-        echo "$(basename "$file") includes what is not part of a hand-in, so it was not compiled:"
+        echo "$(basename "$file") includes what is not part of a hand-in, so it was not $([ -n "$deps_file" ] && echo built || echo compiled):"
         printf '  %s\n' "${outside[@]}"
         echo "A step's file may include the workbook's headers that its step is handed (common/: its track's header, such as the one its exercise includes; not a later step's answer), the CUDA toolkit's and the system's; nothing else."
     } >&2
