@@ -496,6 +496,12 @@ grade_speed() {
     read -r x_min file <<<"$(threshold_or_default "$file" "$(step_number)" x_start)"
     [ -n "$x_min" ] || { fail "no x_start threshold for step $(step_number) in $(thresholds_file "$(record_field "$device" name)") or the defaults"; return; }
     local figures=(x_start="$x_start" x_min="$x_min" pct="$pct" pct_min="$pct_min" thresholds="$(basename "$file")")
+    # Faster than the ceiling allows (a copy of the same bytes, or cuBLAS) by
+    # half again: the work was not done in the timed runs, whatever their sums say.
+    if [ -n "$pct" ] && ! at_least "$PCT_PLAUSIBLE" "$pct"; then
+        record speed fail "${figures[@]}" reason="faster than the ceiling"
+        fail "$(printf '%.0f%% of the ceiling measured in the same run: more than %s%% is not a kernel doing the work of each timed run (does it read its whole input, every run?)' "$pct" "$PCT_PLAUSIBLE")" || return
+    fi
     local pct_note="" pct_hint  # below the floor on the share of the ceiling too: say so, and what it means
     if [ -n "$pct_min" ] && ! at_least "$pct" "$pct_min"; then
         pct_hint=$(step_setting pct_hint)
@@ -631,11 +637,24 @@ kernel_base_name() {
     echo "${demangled#void }"
 }
 
-# Its bare name: no namespace, no template arguments ("reduce_unrolled").
+# Its bare name, as the launch audit reads it (common/core/audit.cu): no
+# namespace, nothing from the first < or ( on ("reduce_unrolled"), so that
+# every overload and instance the audit takes for the graded kernel is
+# counted as it (an overload with a "(" in its parameters is no other kernel).
 kernel_bare_name() {
-    local name
-    name=$(kernel_base_name "$1" | sed -E 's/\(anonymous namespace\)/@anonymous@/g; s/<.*//')
-    echo "${name##*::}"
+    local name head anonymous='(anonymous namespace)::' scope='[<(:]*' args='[<(]*'
+    name=$(c++filt "$1" 2>/dev/null || echo "$1")
+    name=${name#void }
+    while :; do
+        if [[ $name == "$anonymous"* ]]; then
+            name=${name#"$anonymous"}
+            continue
+        fi
+        head=${name%%$scope}
+        [ "${name:${#head}:2}" = "::" ] || break
+        name=${name:$((${#head} + 2))}
+    done
+    echo "${name%%$args}"
 }
 
 # grade_lesson: does the graded kernel show the step's idea on the counter
@@ -676,18 +695,17 @@ grade_lesson() {
     local try
     for try in 1 2; do
         # shellcheck disable=SC2046
-        run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count 400 \
+        run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
             --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" \
-            --plans "$(plans_file)" $(step_setting lesson_run)
+            ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(step_setting lesson_run)
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
         skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
     fi
-    if [ "$status" -eq 77 ] || grep -q 'no usable CUDA device' <<<"$output"; then
-        status=77
-        output=$(grep -v '^==' <<<"$output")
-    fi
+    # The program's own exit status says whether it found no GPU, never the
+    # text of the output, which the learner's kernels may print.
+    [ "$status" -ne 77 ] || output=$(grep -v '^==' <<<"$output")
     record lesson fail reason="not profiled"  # until shown otherwise
     triage_exit lesson || return
     [ "$status" -eq 0 ] || { fail "$(printf 'the profiled run failed (exit %d):\n%s' "$status" "$(tail -n 20 <<<"$output")")"; return; }
@@ -704,6 +722,15 @@ grade_lesson() {
             echo "$k" >>"$starts"
         fi
     done < <(profiled_kernels "$csv")
+    # ncu stops at LESSON_LAUNCHES: a run that reaches it was cut short, and
+    # its two kernels may not have been profiled as often.
+    local profiled
+    profiled=$(awk '/^"ID"/ { header = 1; next } header == 1 { header = 2; next } header == 2 { n++ } END { print n + 0 }' "$csv")
+    if [ "$profiled" -ge "$LESSON_LAUNCHES" ]; then
+        record lesson fail reason="too many launches"
+        fail "the profiled run made $profiled or more launches, as many as ncu profiles ($LESSON_LAUNCHES): the lesson cannot be counted over every launch of each kernel; a step's function launches a few kernels a call"
+        return
+    fi
     local yours start yours_launches start_launches
     read -r start start_launches <<<"$(lesson_value "$csv" "$metric" "$starts" 2>&1)" ||
         { fail "$(printf 'ncu gave no %s:\n%s' "$metric" "$start")"; return; }
@@ -722,6 +749,16 @@ grade_lesson() {
     fi
     record lesson pass "${figures[@]}"
 }
+
+# The most of its ceiling a graded kernel can honestly reach, in percent:
+# no reduction reads faster than a copy moves bytes, and no step's kernel
+# comes near cuBLAS (step 08's solution: 95% on an H100).
+: "${PCT_PLAUSIBLE:=150}"
+
+# Launches ncu profiles in the lesson's run at most: an honest one makes
+# about 60 (the checks, the warm-up, a repetition and the check after the
+# refill, each a call of a few launches, and the inputs' own kernels).
+: "${LESSON_LAUNCHES:=400}"
 
 # Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
 : "${GRADE_SANITIZE_TIMEOUT:=$((2 * GRADE_TIMEOUT))}"
@@ -764,7 +801,7 @@ grade_sanitize() {
         [ -n "$args" ] || continue
         # shellcheck disable=SC2086
         run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-            "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $args --plans "$(plans_file)"
+            "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $args ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)"
         [ "$status" -eq 0 ] || break
         clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")"
     done <<<"$runs"

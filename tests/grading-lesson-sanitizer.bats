@@ -177,3 +177,41 @@ load grading-helpers
     tool=$(find_cuda_tool compute-sanitizer "$BATS_TEST_TMPDIR/no/compute-sanitizer")
     assert_equal "$tool" ""
 }
+
+@test "the lesson test counts every overload the launch audit takes for the graded kernel, whatever its parameters" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    # mine(int const*, int (*) [1], unsigned int): to the audit, mine (its
+    # name up to the first parenthesis); a "(" in the parameters hides nothing.
+    printf 'kernel\tname=_Z4minePKiPA1_ij\tparams=8:8,8:8,4:4\n' >>"$FAKE/04-fake/build/prog.kernels"
+    FAKE_CSV=$(lesson_csv 220 80; printf '"4","_Z4minePKiPA1_ij","4","900"\n')
+    run grade_lesson
+    assert_failure
+    assert_output --partial "mine: 122.5 stores per block over its 2 launches"
+}
+
+@test "a profiled run that reaches ncu's launch limit fails the lesson: its kernels may not be counted alike" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80)  # 4 launches
+    LESSON_LAUNCHES=4 run grade_lesson
+    assert_failure
+    assert_output --partial "the profiled run made 4 or more launches, as many as ncu profiles (4)"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail "reason=too many launches"
+    LESSON_LAUNCHES=5 run grade_lesson
+    assert_success
+}
+
+@test "what the profiled program prints decides no outcome: 'no usable CUDA device' in its output is no skip" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80)
+    FAKE_NCU_SAYS='prog: skipped: no usable CUDA device (printed by a kernel)\n'
+    run grade_lesson
+    assert_success
+    [ ! -e "$GRADE_RESULTS/04/no-gpu" ] || fail "a kernel's printf marked the grading as done without a GPU"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=pass yours=20 start=45 factor=2.0 thresholds=thresholds.conf
+}

@@ -76,3 +76,13 @@ load grading-helpers
     assert_failure
     assert_output --partial "1.00x faster than the starting kernel"
 }
+
+@test "a speed past the ceiling by half again fails: the timed runs did not do the work" {
+    use_fake_step
+    timed_speed 30 1400
+    assert_failure
+    assert_output --partial "1400% of the ceiling measured in the same run: more than 150% is not a kernel doing the work"
+    assert_verdict "$GRADE_RESULTS/04/speed" test=speed result=fail x_start=30 pct=1400 "reason=faster than the ceiling"
+    timed_speed 3 150
+    assert_success
+}

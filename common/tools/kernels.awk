@@ -101,10 +101,11 @@ match($0, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|sm
     if (!(key in seen)) { seen[key] = 1; print "clock\tname=" current "\tregister=" reg }
 }
 
-# Device-side malloc: memory that outlives the launch, where one launch can
+# Device-side malloc (and its kin, the __cuda_syscall_* calls behind
+# __nv_aligned_device_malloc and the like): memory that outlives the launch, where one launch can
 # leave work or state to the next.
 # (ptxas's form puts the callee on a line of its own: "\tmalloc, ".)
-/^[ \t]*call(\.uni)?[ \t].*[ \t,(](malloc|free)[ \t,);]/ || /^[ \t]*(malloc|free)[ \t]*[,;][ \t]*$/ {
+/^[ \t]*call(\.uni)?[ \t].*[ \t,(](malloc|free|__cuda_syscall[A-Za-z0-9_]*)[ \t,);]/ || /^[ \t]*(malloc|free|__cuda_syscall[A-Za-z0-9_]*)[ \t]*[,;][ \t]*$/ {
     key = current SUBSEP "malloc"
     if (!(key in seen)) { seen[key] = 1; print "clock\tname=" current "\tregister=malloc" }
 }
