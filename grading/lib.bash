@@ -472,6 +472,9 @@ grade_speed() {
         case $(verdict_field "$verdict" result) in
         fail)
             record speed fail reason="not timed"
+            if [ -e "$(verdict_dir)/no-gpu" ]; then  # REQUIRE_GPU=1
+                fail "not timed: no GPU, so the correctness tests did not run" || return
+            fi
             fail "not timed: $STEP is not correct yet (see its correctness tests); speed counts only for a correct kernel" || return
             ;;
         skip)
@@ -541,7 +544,11 @@ require_correct() {
         case $(verdict_field "$verdict" result) in
         fail)
             record "$1" fail reason="not run"
-            fail "not $2: $STEP is not correct yet (see its correctness tests); this test counts only for a correct kernel"
+            if [ -e "$(verdict_dir)/no-gpu" ]; then  # REQUIRE_GPU=1: they failed for want of a GPU
+                fail "not $2: no GPU, so the correctness tests did not run"
+            else
+                fail "not $2: $STEP is not correct yet (see its correctness tests); this test counts only for a correct kernel"
+            fi
             return 1
             ;;
         skip)

@@ -142,3 +142,17 @@ SCRIPT
     assert_failure
     [ "$SECONDS" -lt 5 ]
 }
+
+@test "with REQUIRE_GPU=1 and no GPU, the tests after the checks say there was no GPU, not that the kernel is wrong" {
+    use_fake_step
+    export FAKE_STATUS=77 FAKE_OUTPUT='prog: skipped: no usable CUDA device\n'
+    REQUIRE_GPU=1 run grade_check 32
+    assert_failure
+    REQUIRE_GPU=1 run grade_speed
+    assert_failure
+    assert_output --partial "not timed: no GPU, so the correctness tests did not run"
+    refute_output --partial "not correct yet"
+    REQUIRE_GPU=1 run grade_sanitize
+    assert_failure
+    assert_output --partial "not sanitized: no GPU, so the correctness tests did not run"
+}
