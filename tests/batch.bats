@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/run: about 30 s (without a GPU, on 2 cores; it orders the files, longest first)
+# tests/run: about 15 s (without a GPU, on 2 cores; it orders the files, longest first)
 # grading/batch grading several students at once (--jobs), without a GPU: a
 # copy of the workbook with one step, 04, built by a fake nvcc, whose program
 # notes each run -- the student, the GPU it was given, the Slurm step it ran
@@ -164,6 +164,7 @@ overlapping() {
 }
 
 @test "batch takes its GPUs from --gpus, else CUDA_VISIBLE_DEVICES; with none there, it grades no one and says so at once" {
+    slow_test "batch started in every way it finds GPUs"
     class alice bob
     FAKE_SECONDS=0.05
     run --separate-stderr env CUDA_VISIBLE_DEVICES=1,0 PATH="$FAKE_BIN:$PATH" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/run: about 60 s (without a GPU, on 2 cores; it orders the files, longest first)
+# tests/run: about 25 s (without a GPU, on 2 cores; it orders the files, longest first)
 # make handout STEP=NN DEST=dir: a copy for a class, with the steps up to NN,
 # no solutions, and no answer a handed-out step does not need. Needs no GPU.
 
@@ -203,6 +203,7 @@ leaked_answers() {
 }
 
 @test "a handout of each step names nothing it does not hold: no missing file or program, no make command its make refuses, no solution" {
+    slow_test "a handout of every step written and read"
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy: it is a handout already"
     command -v git >/dev/null || skip "no git here: a handout copies the files git tracks"
     local step found=$BATS_TEST_TMPDIR/found i

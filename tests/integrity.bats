@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/run: about 35 s (without a GPU, on 2 cores; it orders the files, longest first)
+# tests/run: about 20 s (without a GPU, on 2 cores; it orders the files, longest first)
 # The integrity test of the learner's file, which needs no GPU: a finding,
 # with the symbol and its line, on the mutants that call a library or forge
 # the records. (tests/integrity-clean.bats: no finding on good files.)
@@ -132,6 +132,7 @@ fortifying_compilers() {
 }
 
 @test "integrity: a definition of a name the program calls fails, naming it, who has it and the line" {
+    slow_test "copies compiled"
     need_solutions
     file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/04-interposed-qsort.patch")
     run "$WORKBOOK_DIR/grading/integrity" "$file"

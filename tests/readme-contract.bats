@@ -396,6 +396,7 @@ install_fake_tools() {
 }
 
 @test "make sanitize, profile and explain end in the no-GPU outcome, whether their tool is installed or not" {
+    slow_test "every tool command run with its tools and without"
     # Without a GPU each skips (skip_without_gpu, common/tools/options.bash)
     # before its tool could say anything. Every command shown runs once in the
     # workbook as it is; those of one step run again in a copy built with a
