@@ -665,9 +665,11 @@ kernel_bare_name() {
 }
 
 # grade_lesson: does the graded kernel show the step's idea on the counter
-# that measures it? Nsight Compute profiles one small run in which the
-# starting kernel and the learner's are each called the same number of times
-# (the step's lesson_run: --check --only start,yours), and the counter is
+# that measures it? Nsight Compute profiles the timed run's own size, block
+# and flow, shortened (the step's lesson_run: --only start,yours -r 1), in
+# which the starting kernel and the learner's are each called the same number
+# of times (the checks, the warm-up, a repetition, the check after the
+# refill), and the counter is
 # read over every launch of each: a call's levels and any other launch count
 # alike, so that no launch can stand in for the others. The learner's kernel
 # is the one the launch audit names (audit's kernel=), among the kernels of

@@ -775,7 +775,7 @@ static int learner_ids(const step_spec *s, const char **ids)
 
 // Who runs, into cs: in --check mode the learner's kernels and those past the
 // lesson, when timing everything that will be timed -- or, with --only, those
-// of its roles (the lesson test profiles --check --only start,yours). Returns
+// of its roles (the lesson test profiles --only start,yours -r 1). Returns
 // how many; *graded is the index of the last of the learner's kernels (-1
 // when --only leaves them out).
 static int line_up(const track *t, const step_spec *s, const options *opt, contender *cs, int *graded)
