@@ -802,19 +802,37 @@ grade_sanitize() {
     local runs
     runs=$(sanitize_runs 2>&1) || { fail "the sanitizers' runs are unknown: $runs"; return; }
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
-    # Each run of make sanitize's, in turn: the small sizes, then the timed one
-    # (under the tools it names, if it names some), the tools of a run all at
-    # once (--together: one tool's wait, not four). The verdict names every
-    # tool that ran (tools=), or those that reported problems (reported=).
-    local clean=""
+    # Every run of make sanitize's -- the small sizes, and the timed one (under
+    # the tools it names, if it names some) -- and every tool of a run
+    # (--together), all at once: the wait of the slowest one. Then read in
+    # make sanitize's order, as one after another: the first run that
+    # reports problems is the verdict's. The verdict names every tool that
+    # ran (tools=), or those that reported problems (reported=).
+    local clean="" dir=$BATS_TEST_TMPDIR/sanitize count=0 i
+    local -a pids=()
+    mkdir -p "$dir"
     while read -r args; do
         [ -n "$args" ] || continue
-        # shellcheck disable=SC2086
-        run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-            "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)"
+        count=$((count + 1))
+        printf '%s\n' "$args" >"$dir/$count.args"
+        {
+            # shellcheck disable=SC2086
+            on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
+                "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
+                --plans "$(plans_file)" >"$dir/$count.out" 2>&1
+            echo $? >"$dir/$count.status"
+        } &
+        pids+=($!)
+    done <<<"$runs"
+    [ ${#pids[@]} -eq 0 ] || wait "${pids[@]}"
+    status=0
+    for ((i = 1; i <= count; i++)); do
+        args=$(cat "$dir/$i.args")
+        output=$(cat "$dir/$i.out")
+        status=$(cat "$dir/$i.status")
         [ "$status" -eq 0 ] || break
         clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")"
-    done <<<"$runs"
+    done
     case $status in
     0) record sanitize pass tools="$(tr ' ' '\n' <<<"$clean" | awk 'NF && !seen[$0]++' | paste -sd' ')" ;;
     77) triage_exit sanitize ;;

@@ -117,7 +117,8 @@ grade_fake_step() {
     # (The grader runs them --together: in any order.)
     assert_equal "$(sort "$T/make-sanitize")" "$(sort "$T/grader")"
     # What the grader runs is what its verdict names, initcheck among them.
-    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=$(paste -sd' ' "$T/grader")"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
+    assert_equal "$(sort "$T/grader" | paste -sd' ')" "initcheck memcheck racecheck synccheck"
     grep -qx initcheck "$T/grader"
 }
 
@@ -164,7 +165,36 @@ SCRIPT
     # The grader runs make's two runs, each under its tools, and names all.
     grade_fake_step "--check -n 1 -b 32" "--tools synccheck --check -n 7 -b 32"
     assert_success
-    assert_equal "$(head -n 4 "$T/grader" | cut -d' ' -f1 | sort | paste -sd' ')" "initcheck memcheck racecheck synccheck"
-    assert_equal "$(tail -n +5 "$T/grader" | cut -d' ' -f1 | paste -sd' ')" "synccheck"
+    # (Both runs, and a run's tools, at once: in any order.)
+    assert_equal "$(cut -d' ' -f1 "$T/grader" | sort | paste -sd' ')" "initcheck memcheck racecheck synccheck synccheck"
+    assert_equal "$(grep -c -- '-n 7' "$T/grader")" 1
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
+}
+
+# The grader starts make sanitize's runs all at once, and reads them in
+# make's order: the verdict is that of the first run that reports problems.
+@test "the grader runs the sanitizers' runs at once, and judges them in make sanitize's order" {
+    cat >"$T/compute-sanitizer" <<'SCRIPT'
+#!/bin/sh
+# Each tool takes a second; racecheck finds a hazard at -n 7 and -n 9.
+echo "$2 $*" >>"$TOOLS_ASKED"
+sleep 1
+case " $* " in
+*" -n 7 "* | *" -n 9 "*) [ "$2" = racecheck ] && { echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 99; } ;;
+esac
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none
+    SECONDS=0
+    grade_fake_step "--check -n 1 -b 32" "--check -n 7 -b 32" "--check -n 9 -b 32"
+    local took=$SECONDS
+    assert_failure
+    # The first run that reports (make's second), named; the third not quoted.
+    assert_output --partial "compute-sanitizer reports problems in prog --check -n 7 -b 32"
+    refute_output --partial -- "-n 9 -b 32"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail reported=racecheck
+    # Twelve tools of a second each, all at once.
+    assert_equal "$(wc -l <"$T/grader")" 12
+    [ "$took" -lt 6 ] || fail "three runs of four tools of a second each took $took s"
 }
