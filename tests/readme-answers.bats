@@ -293,6 +293,19 @@ readme_with_hints() {
     assert_line --partial "The pair starts at \`index = 2 * s * tid\`."
 }
 
+@test "readme-answers: a row-major index is found written as two subscripts, and a ?: bound" {
+    [ -f "$WORKBOOK_DIR/solutions/03-tiled-matmul/tiled_matmul.cu" ] || skip "no solution of step 03 in this copy"
+    local readme=$BATS_TEST_TMPDIR/README.md
+    readme_with_hints "$readme" 'Thread (tx, ty) loads `A[row][tx + t]`.'
+    run check_fragments 03-tiled-matmul "$readme"
+    assert_failure 1
+    assert_line --partial "= solutions/03-tiled-matmul/tiled_matmul.cu:31: A[row*n+t+tx]"
+    readme_with_hints "$readme" 'It loads a zero unless `n > t + tx`.'
+    run check_fragments 03-tiled-matmul "$readme"
+    assert_failure 1
+    assert_line --partial "= solutions/03-tiled-matmul/tiled_matmul.cu:31: t+tx<n"
+}
+
 @test "readme-answers: a piece in a TODO of the exercise is found" {
     need_step_04
     local exercise=$BATS_TEST_TMPDIR/reduction_interleaved.cu

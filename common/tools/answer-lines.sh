@@ -28,9 +28,10 @@
 # expression (`index = 2 * s * tid`) leaves the learner as little to do as a
 # line. The pieces (of a code line that is not itself given) are:
 #   - each subscript, and the subscripted name with it (index+s,
-#     partial[index+s]);
-#   - each condition of an if, while or for loop, and each side of its && and
-#     || (index<blockDim.x, i+blockDim.x<n);
+#     partial[index+s], a_tile[ty][k]), but not an array's size where it is
+#     declared;
+#   - each condition of an if, while or for loop, or in brackets before a ?:,
+#     and each side of its && and || (index<blockDim.x, t+tx<n);
 #   - the right-hand side of each assignment (2*s*tid), and for an assignment
 #     to a name, NAME=VALUE (col=blockIdx.x*blockDim.x+threadIdx.x: given
 #     into row, an answer into col).
@@ -42,8 +43,8 @@
 # learner has it already. A piece is looked for in every spelling that is
 # cheap to list: the operands of a sum and the factors of a product in any
 # order (2*s*tid as tid*2*s; up to 120 orders), a comparison with its sides
-# swapped (index<blockDim.x as blockDim.x>index), a named constant as its
-# number. Barrier placement is not judged in words ("after the if" may be
+# swapped (index<blockDim.x as blockDim.x>index), a row-major subscript as
+# two (A[row*n+t+tx] as A[row][t+tx]), a named constant as its number. Barrier placement is not judged in words ("after the if" may be
 # said of a principle); a barrier's line with its code is a line answer.
 # A README may hold the answer in its last hint: from the <details> holding
 # the last "<summary>Hint" to its </details>, a README is not searched for
@@ -211,6 +212,23 @@ function bracketed(s, from,    i, c, depth) {
     return ""
 }
 
+# Whether the name after BEFORE is declared there: a word other than return
+# or case stands before it (in a key, a space parts two words only).
+function declared(before) {
+    return before ~ /[A-Za-z0-9_] $/ && before !~ /(^|[^A-Za-z0-9_])(return|case) $/
+}
+
+# The text of S inside the brackets that close at SHUT.
+function opened(s, shut,    i, c, depth) {
+    depth = 0
+    for (i = shut; i >= 1; i--) {
+        c = substr(s, i, 1)
+        if (c ~ /[])]/) depth++
+        else if (c ~ /[[(]/ && --depth == 0) return substr(s, i + 1, shut - i - 1)
+    }
+    return ""
+}
+
 # The parts of S split at SEP (a sign of one or two characters) outside
 # brackets, into PART[1..n]; n.
 function split_top(s, sep, part,    n, i, c, depth, from, w) {
@@ -243,8 +261,8 @@ function right_side(s, at,    i, c, depth) {
 
 # Adds the fragments of solution key K, line N, to FRAGMENT[] (FRAGMENT_LINE[]):
 # each subscript and the subscripted name with it, each condition of an if,
-# while or for (and each side of its && and ||), and the right-hand side of
-# each assignment.
+# while, for or (in brackets) of a ?: (and each side of its && and ||), and
+# the right-hand side of each assignment.
 function note_fragments(k, n,    i, c, prev, inner, head, part, parts, j, rest) {
     for (i = 1; i <= length(k); i++) {
         c = substr(k, i, 1)
@@ -253,7 +271,11 @@ function note_fragments(k, n,    i, c, prev, inner, head, part, parts, j, rest) 
             if (END_AT == 0) continue
             add_fragment(inner, n)
             head = substr(k, 1, i - 1)
-            if (match(head, /[A-Za-z_][A-Za-z0-9_.]*$/)) add_fragment(substr(head, RSTART) "[" inner "]", n)
+            # An array declared (a space parts it from its type) is no index.
+            if (match(head, /[A-Za-z_][A-Za-z0-9_.]*(\[[^][]*\])*$/) && !declared(substr(head, 1, RSTART - 1)))
+                add_fragment(substr(head, RSTART) "[" inner "]", n)
+        } else if (c == "?" && substr(k, i - 1, 1) == ")") {
+            add_condition(opened(k, i - 1), n)
         } else if (c == "(" && match(substr(k, 1, i - 1), /(^|[^A-Za-z0-9_])(if|while|for)$/)) {
             inner = bracketed(k, i)
             if (END_AT == 0) continue
@@ -342,6 +364,8 @@ function commuted(e,    term, terms, i, x, factor, factors, list, spell, count, 
 # The spellings of fragment F: commuted (see commuted), and a comparison
 # also with its sides swapped (a < b as b > a).
 function spellings(f,    ops, mirror, i, part, l, r, ln, rn, x, y, out, name) {
+    if (match(f, /^[A-Za-z_][A-Za-z0-9_.]*\[/) && (l[1] = bracketed(f, RLENGTH)) != "" && END_AT == length(f))
+        return subscripted(substr(f, 1, RLENGTH - 1), l[1])
     if (match(f, /^[A-Za-z_][A-Za-z0-9_.]*=/) && substr(f, RLENGTH + 1, 1) != "=") {
         name = substr(f, 1, RLENGTH)
         ln = split(commuted(substr(f, RLENGTH + 1)), l, "\n")
@@ -363,6 +387,32 @@ function spellings(f,    ops, mirror, i, part, l, r, ln, rn, x, y, out, name) {
         return out
     }
     return commuted(f)
+}
+
+# The spellings of NAME[INNER]: INNER commuted, and a row-major index
+# R*W+C also as NAME[R][C] (A[row*n+t+tx] as A[row][t+tx]), for either
+# factor of each product of two in the sum.
+function subscripted(name, inner,    out, term, terms, j, m, factor, w, rest, r, rv, rs, c, cs, x, y) {
+    out = ""
+    cs = split(commuted(inner), c, "\n")
+    for (x = 1; x <= cs; x++) out = out (out == "" ? "" : "\n") name "[" c[x] "]"
+    if (inner ~ /[-\/%<>=!&|?:]/) return out
+    terms = split_top(inner, "+", term)
+    for (j = 1; j <= terms; j++) {
+        if (split_top(term[j], "*", factor) != 2) continue
+        rest = ""
+        for (m = 1; m <= terms; m++) if (m != j) rest = rest (rest == "" ? "" : "+") term[m]
+        if (rest == "") continue
+        for (w = 1; w <= 2; w++) {
+            r = factor[3 - w]
+            if (r ~ /^[(]/ && bracketed(r, 1) != "" && END_AT == length(r)) r = substr(r, 2, length(r) - 2)
+            rs = split(commuted(r), rv, "\n")
+            cs = split(commuted(rest), c, "\n")
+            for (m = 1; m <= rs; m++)
+                for (y = 1; y <= cs; y++) out = out "\n" name "[" rv[m] "][" c[y] "]"
+        }
+    }
+    return out
 }
 
 # Whether KEY holds TEXT as whole words.
