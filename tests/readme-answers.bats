@@ -334,11 +334,21 @@ readme_with_hints() {
     assert_output ""
 }
 
-@test "readme-answers: a piece of an earlier step's solution is no answer, as a real step shows" {
-    [ -f "$WORKBOOK_DIR/solutions/06-reduction-direct/reduction_direct.cu" ] &&
+@test "readme-answers: a piece of the given code or of an earlier step's solution is no answer, as real steps show" {
+    [ -f "$WORKBOOK_DIR/solutions/01-naive-matmul/naive_matmul.cu" ] &&
+        [ -f "$WORKBOOK_DIR/solutions/06-reduction-direct/reduction_direct.cu" ] &&
         [ -f "$WORKBOOK_DIR/solutions/07-unrolled/unrolled.cu" ] ||
-        skip "no solutions of steps 06 and 07 in this copy"
+        skip "no solutions of steps 01, 06 and 07 in this copy"
     local readme=$BATS_TEST_TMPDIR/README.md
+    # Step 01's given kernel computes this sum into row; into col it is the answer.
+    readme_with_hints "$readme" 'The given kernel: `row = blockIdx.x * blockDim.x + threadIdx.x`, and' \
+        'the global index is `threadIdx.x + blockIdx.x * blockDim.x` in any step.'
+    run check_fragments 01-naive-matmul "$readme"
+    assert_success
+    readme_with_hints "$readme" 'Yours: `col = threadIdx.x + blockDim.x * blockIdx.x`.'
+    run check_fragments 01-naive-matmul "$readme"
+    assert_failure 1
+    assert_line --partial "= solutions/01-naive-matmul/naive_matmul.cu:13: col=blockIdx.x*blockDim.x+threadIdx.x"
     # Step 06's second load, which step 07 starts from: its answer, not 07's.
     readme_with_hints "$readme" 'Each thread adds `in[i + blockDim.x]` as it loads.'
     run check_fragments 07-unrolled "$readme"
