@@ -287,6 +287,10 @@ readme_with_hints() {
     run check_fragments 04-reduction-interleaved "$readme"
     assert_failure 1
     assert_line "$readme:5-6: Keep the threads with \`blockDim.x > / index\` and let the others wait."
+    readme_with_hints "$readme" '- `index < blockDim.x`: these threads work.'
+    run check_fragments 04-reduction-interleaved "$readme"
+    assert_failure 1
+    assert_line "$readme:5: - \`index < blockDim.x\`: these threads work."
     readme_with_hints "$readme" 'The stride doubles each level.' '3:The pair starts at `index = 2 * s * tid`.'
     run check_fragments 04-reduction-interleaved "$readme"
     assert_failure 1
@@ -328,6 +332,7 @@ readme_with_hints() {
         '`partial[tid + s]`, waits at `__syncthreads()`, and the block covers' \
         '`blockIdx.x * blockDim.x + threadIdx.x`. The given kernel keeps thread tid' \
         'busy when `tid % (2*s) == 0`, for `(unsigned int s = 1; s < blockDim.x; s *= 2)`.' \
+        'Other sums are other answers: `4 * index < blockDim.x`, `index < blockDim.x / 2`.' \
         '4:`unsigned int index = 2 * s * tid;` and `if (index < blockDim.x)`: that is all.'
     run check_fragments 04-reduction-interleaved "$readme"
     assert_success

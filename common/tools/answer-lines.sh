@@ -44,7 +44,9 @@
 # cheap to list: the operands of a sum and the factors of a product in any
 # order (2*s*tid as tid*2*s; up to 120 orders), a comparison with its sides
 # swapped (index<blockDim.x as blockDim.x>index), a row-major subscript as
-# two (A[row*n+t+tx] as A[row][t+tx]), a named constant as its number. Barrier placement is not judged in words ("after the if" may be
+# two (A[row*n+t+tx] as A[row][t+tx]), a named constant as its number.
+# A sum or a comparison found where a sign next to it binds tighter is
+# another expression, no answer (i+blockDim.x in 2*i+blockDim.x). Barrier placement is not judged in words ("after the if" may be
 # said of a principle); a barrier's line with its code is a line answer.
 # A README may hold the answer in its last hint: from the <details> holding
 # the last "<summary>Hint" to its </details>, a README is not searched for
@@ -448,6 +450,17 @@ function particular(f,    value) {
     return words_and_signs(f) >= 5 && f ~ /[^A-Za-z0-9_. ]/
 }
 
+# The sign a piece is made by, where its neighbours may bind tighter:
+# "compare" (a comparison), "add" (a sum or difference), or "".
+function kind_of(f,    part, ops, i) {
+    if (match(f, /^[A-Za-z_][A-Za-z0-9_.]*=/) && substr(f, RLENGTH + 1, 1) != "=") return ""
+    if (f ~ /&&|\|\||[?]/) return ""
+    split("<= >= == != < >", ops, " ")
+    for (i = 1; i <= 6; i++) if (split_top(f, ops[i], part) > 1) return "compare"
+    if (split_top(f, "+", part) > 1 || split_top(f, "-", part) > 1) return "add"
+    return ""
+}
+
 # The fragments of the solution that are answers: see the header.
 function find_fragments(    n, i, f, spelled, sp, sp_n, x) {
     for (n = 1; n <= solution_lines; n++)
@@ -465,6 +478,7 @@ function find_fragments(    n, i, f, spelled, sp, sp_n, x) {
             answer_key[answers] = sp[x]
             answer_line[answers] = fragment_line[f]
             answer_fragment[answers] = f
+            answer_kind[answers] = kind_of(sp[x])
         }
     }
     answers_found = 1
@@ -492,6 +506,18 @@ function find_answers(    n, k) {
     answers_found = 1
 }
 
+# --fragments: whether the signs BEFORE and AFTER a piece of KIND found at
+# AT bind its ends tighter than its own sign does, so that the text holds
+# another expression: i+blockDim.x in 2*i+blockDim.x, index<blockDim.x in
+# index<blockDim.x/2. A - before a piece is the bullet of a list as often as
+# a sign, and so is a * that starts the text: neither counts.
+function split_by_signs(kind, at, before, after) {
+    if (at == 2 && before == "*") before = ""
+    if (kind == "add") return before ~ /[*\/%]/ || after ~ /[*\/%]/
+    if (kind == "compare") return before ~ /[*\/%+]/ || after ~ /[-*\/%+]/
+    return 0
+}
+
 # The answer keys found in TEXT, as whole words: their numbers, space-separated.
 function answers_in(text,    found, a, k, from, at, before, after) {
     found = ""
@@ -502,7 +528,8 @@ function answers_in(text,    found, a, k, from, at, before, after) {
             at += from - 1
             before = at > 1 ? substr(text, at - 1, 1) : ""
             after = substr(text, at + length(k), 1)
-            if (!(is_word(substr(k, 1, 1)) && is_word(before)) && !(is_word(substr(k, length(k), 1)) && is_word(after))) {
+            if (!(is_word(substr(k, 1, 1)) && is_word(before)) && !(is_word(substr(k, length(k), 1)) && is_word(after)) &&
+                !split_by_signs(answer_kind[a], at, before, after)) {
                 found = found " " a
                 break
             }
