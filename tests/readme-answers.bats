@@ -316,11 +316,11 @@ readme_with_hints() {
     cp "$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved.cu" "$exercise"
     run check_fragments 04-reduction-interleaved "$exercise"
     assert_success
-    sed -i 's|^\( *// TODO: thread tid takes\)|\1 the pair at 2 * s * tid:|' "$exercise"
-    grep -q '2 \* s \* tid' "$exercise" || fail "the exercise has no TODO to plant the piece in"
+    sed -i '0,\|// TODO:|s||// TODO: start at 2 * s * tid;|' "$exercise"
+    grep -q '// TODO: start at 2 \* s \* tid;' "$exercise" || fail "the exercise has no TODO to plant the piece in"
     run check_fragments 04-reduction-interleaved "$exercise"
     assert_failure 1
-    assert_line --partial "// TODO: thread tid takes the pair at 2 * s * tid:"
+    assert_line --regexp "^$exercise:[0-9]+: // TODO: start at 2 \\* s \\* tid;"
 }
 
 @test "readme-answers: the last hint, idioms, words and the given code may name what they like" {
