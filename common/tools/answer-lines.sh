@@ -264,8 +264,8 @@ function right_side(s, at,    i, c, depth) {
 # Adds the fragments of solution key K, line N, to FRAGMENT[] (FRAGMENT_LINE[]):
 # each subscript and the subscripted name with it, each condition of an if,
 # while, for or (in brackets) of a ?: (and each side of its && and ||), and
-# the right-hand side of each assignment.
-function note_fragments(k, n,    i, c, prev, inner, head, part, parts, j, rest) {
+# the right-hand side of each assignment (and NAME=VALUE, for a name).
+function note_fragments(k, n,    i, c, prev, inner, head, part, parts) {
     for (i = 1; i <= length(k); i++) {
         c = substr(k, i, 1)
         if (c == "[") {
@@ -297,6 +297,7 @@ function note_fragments(k, n,    i, c, prev, inner, head, part, parts, j, rest) 
     }
 }
 
+# Adds condition COND of line N and, split at || and then at &&, its parts.
 function add_condition(cond, n,    part, parts, j, sub_parts, sub_part, m) {
     add_fragment(cond, n)
     parts = split_top(cond, "||", part)
@@ -307,6 +308,7 @@ function add_condition(cond, n,    part, parts, j, sub_parts, sub_part, m) {
     }
 }
 
+# Adds piece F of line N, without the brackets around all of it, once.
 function add_fragment(f, n) {
     while (f ~ /^[(]/ && bracketed(f, 1) != "" && END_AT == length(f)) f = substr(f, 2, length(f) - 2)
     if (f == "" || f in fragment_line) return
@@ -417,14 +419,16 @@ function subscripted(name, inner,    out, term, terms, j, m, factor, w, rest, r,
     return out
 }
 
-# Whether KEY holds TEXT as whole words.
-function holds(key, k,    from, at, before, after) {
+# Whether TEXT holds K as whole words; for a piece of KIND (kind_of), also
+# where no sign next to it binds tighter (split_by_signs).
+function holds(text, k, kind,    from, at, before, after) {
     from = 1
-    while ((at = index(substr(key, from), k)) > 0) {
+    while ((at = index(substr(text, from), k)) > 0) {
         at += from - 1
-        before = at > 1 ? substr(key, at - 1, 1) : ""
-        after = substr(key, at + length(k), 1)
-        if (!(is_word(substr(k, 1, 1)) && is_word(before)) && !(is_word(substr(k, length(k), 1)) && is_word(after)))
+        before = at > 1 ? substr(text, at - 1, 1) : ""
+        after = substr(text, at + length(k), 1)
+        if (!(is_word(substr(k, 1, 1)) && is_word(before)) && !(is_word(substr(k, length(k), 1)) && is_word(after)) &&
+            !split_by_signs(kind, at, before, after))
             return 1
         from = at + 1
     }
@@ -435,7 +439,7 @@ function holds(key, k,    from, at, before, after) {
 function seen_in_given(f,    n, i, sp, g) {
     n = split(f, sp, "\n")
     for (g in given)
-        for (i = 1; i <= n; i++) if (holds(g, sp[i])) return 1
+        for (i = 1; i <= n; i++) if (holds(g, sp[i], "")) return 1
     return 0
 }
 
@@ -519,23 +523,9 @@ function split_by_signs(kind, at, before, after) {
 }
 
 # The answer keys found in TEXT, as whole words: their numbers, space-separated.
-function answers_in(text,    found, a, k, from, at, before, after) {
+function answers_in(text,    found, a) {
     found = ""
-    for (a = 1; a <= answers; a++) {
-        k = answer_key[a]
-        from = 1
-        while ((at = index(substr(text, from), k)) > 0) {
-            at += from - 1
-            before = at > 1 ? substr(text, at - 1, 1) : ""
-            after = substr(text, at + length(k), 1)
-            if (!(is_word(substr(k, 1, 1)) && is_word(before)) && !(is_word(substr(k, length(k), 1)) && is_word(after)) &&
-                !split_by_signs(answer_kind[a], at, before, after)) {
-                found = found " " a
-                break
-            }
-            from = at + 1
-        }
-    }
+    for (a = 1; a <= answers; a++) if (holds(text, answer_key[a], answer_kind[a])) found = found " " a
     return found
 }
 
