@@ -7,9 +7,9 @@
 // The given kernel (step 01's solution, in main.cu) adds every product into
 // C[row * n + col] in global memory. The compiler keeps the value it has just
 // stored, so it loads C once, but it must store C at every k: n stores per
-// element where one would do (README.md shows the profile). Sum into a local
-// variable -- it lives in a register -- and write C once, at the end. Then nobody needs to clear C
-// first: run_register has no memset.
+// element where one would do (README.md shows the profile). Keep the running
+// sum where no pointer can reach it, and write C once, at the end. Then nobody
+// needs to clear C first: run_register has no memset.
 #include "matmul.h"
 
 __global__ void matmul_register(const float *A, const float *B, float *C, int n)
@@ -17,8 +17,8 @@ __global__ void matmul_register(const float *A, const float *B, float *C, int n)
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < n && col < n) {
-        // TODO: sum A[row * n + k] * B[k * n + col] over k in a local variable,
-        //       then store it into C[row * n + col], once.
+        // TODO: this thread's element of C, the given kernel's sum over k,
+        //       written to C once: no partial sum may pass through C.
     }
 }
 

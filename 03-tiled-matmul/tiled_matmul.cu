@@ -25,13 +25,13 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int n)
 
     float sum = 0.0f;
     for (int t = 0; t < n; t += TILE) {
-        // TODO: load a_tile[ty][tx] from A (row `row`, column t + tx) and
-        //       b_tile[ty][tx] from B (row t + ty, column `col`) -- a zero where
-        //       that element lies outside the matrix.
-        // TODO: wait until both tiles are complete.
-        // TODO: add a_tile[ty][k] * b_tile[k][tx] over k = 0 .. TILE-1 into sum.
-        // TODO: wait until every thread is done with the tiles before the next
-        //       trip overwrites them.
+        // TODO: copy this thread's element of A's tile and of B's tile for this
+        //       trip into shared memory -- a zero where that element lies
+        //       outside the matrix.
+        // TODO: add this trip's TILE products, along this thread's row of A's
+        //       tile and column of B's tile, into sum.
+        // TODO: other threads read what you wrote and write what you read:
+        //       close both hazards (README.md, "Two hazards").
     }
     if (row < n && col < n)
         C[row * n + col] = sum;

@@ -79,6 +79,15 @@ $(shell mkdir -p $(dir $(1)); [ "$$(cat $(1) 2>/dev/null)" = $(call quote,$(2)) 
     { printf '%s\n' $(call quote,$(2)) > $(1).$$$$ && mv $(1).$$$$ $(1); })
 endef
 note_flags = $(call note_record,$(1)/flags,$(NVCC) $(2) $(CUDA_LDFLAGS))
+# The shared objects say where the workbook lies only through COMMON_DIR: their
+# flags are recorded, and their dependency files rewritten, with $$(COMMON_DIR)
+# for the folder's path, so that a copy of the workbook made with its
+# common/build (grading/batch: one build for a whole class) finds them up to date.
+relocatable = $(subst $(COMMON_DIR)/,$$(COMMON_DIR)/,$(1))
+define relocate_deps
+	$(Q)awk -v dir=$(call quote,$(COMMON_DIR)/) '{ out = ""; while ((i = index($$0, dir)) > 0) { out = out substr($$0, 1, i - 1) "$$(COMMON_DIR)/"; $$0 = substr($$0, i + length(dir)) } print out $$0 }' \
+	    $(1) >$(1).new && mv $(1).new $(1)
+endef
 # main.cu learns its step's name and launch-audit facts from the manifest; a
 # changed entry rebuilds it (the record step-defines, like flags).
 STEP_DEFINES := -DSTEP_NAME='"$(STEP)"' -DSTEP_AUDIT='"$(STEP_AUDIT)"'
@@ -86,7 +95,7 @@ STEP_DEFINES := -DSTEP_NAME='"$(STEP)"' -DSTEP_AUDIT='"$(STEP_AUDIT)"'
 # what a build would use) leave the records alone.
 ifneq ($(filter-out print-learner-flags print-sanitize-args,$(NEEDS_COMPILER)),)
 $(call note_flags,$(BUILD),$(ALL_FLAGS))
-$(call note_flags,$(COMMON_BUILD),$(SHARED_FLAGS))
+$(call note_flags,$(COMMON_BUILD),$(call relocatable,$(SHARED_FLAGS)))
 $(call note_record,$(BUILD)/step-defines,$(STEP_DEFINES))
 endif
 
@@ -171,11 +180,13 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cu $(COMMON_BUILD)/flags
 	@mkdir -p $(@D)
 	$(call say,CC,$@)
 	$(Q)$(NVCC) $(SHARED_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	$(call relocate_deps,$(@:.o=.d))
 
 $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 	@mkdir -p $(@D)
 	$(call say,CC,$@)
 	$(Q)$(NVCC) $(SHARED_FLAGS) -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
+	$(call relocate_deps,$(@:.o=.d))
 
 -include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/core/*.d $(COMMON_BUILD)/tracks/*/*.d $(BEYOND_OBJS:.o=.d))
 

@@ -803,14 +803,15 @@ grade_sanitize() {
     runs=$(sanitize_runs 2>&1) || { fail "the sanitizers' runs are unknown: $runs"; return; }
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     # Each run of make sanitize's, in turn: the small sizes, then the timed one
-    # (under the tools it names, if it names some). The verdict names every
+    # (under the tools it names, if it names some), the tools of a run all at
+    # once (--together: one tool's wait, not four). The verdict names every
     # tool that ran (tools=), or those that reported problems (reported=).
     local clean=""
     while read -r args; do
         [ -n "$args" ] || continue
         # shellcheck disable=SC2086
         run on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-            "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $args ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)"
+            "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)"
         [ "$status" -eq 0 ] || break
         clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")"
     done <<<"$runs"

@@ -389,16 +389,18 @@ SCRIPT
     assert_output "$(printf 'student,status\n"alice","no GPU: not graded"\n"bob","no GPU: not graded"\n"carol","no GPU: not graded"\n"dave","no GPU: not graded"')"
 }
 
-@test "batch takes a student's files as regular files only: a symbolic link is refused, their row says so, and nothing of its target shows" {
-    class alice bob
+@test "batch takes a student's files as regular files only: a symbolic link is refused, a missing file not graded, their rows say so, nothing of the target shows" {
+    class alice bob carol
+    rm "$CLASS/carol/04-reduction-interleaved/reduction_interleaved.cu"  # handed in no file of step 04
     local secret=$BATS_TEST_TMPDIR/instructor/key.txt
     mkdir -p "$(dirname "$secret")"
     echo TOP-SECRET-INSTRUCTOR-KEY-12345 >"$secret"
     ln -sf "$secret" "$CLASS/bob/04-reduction-interleaved/reduction_interleaved.cu"
     run --separate-stderr env -u CUDA_VISIBLE_DEVICES PATH="$FAKE_BIN:$PATH" "$W/grading/batch" --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
-    run grep -E '^"(alice|bob)",' "$BATS_TEST_TMPDIR/out/gradebook.csv"
+    run grep -E '^"(alice|bob|carol)",' "$BATS_TEST_TMPDIR/out/gradebook.csv"
     assert_line --regexp '^"alice",.*,"no GPU: not graded"$'
     assert_line --regexp '^"bob",.*,"no GPU: not graded, hand-in refused: 04-reduction-interleaved/reduction_interleaved.cu"$'
+    assert_line --regexp '^"carol",.*,"no GPU: not graded, not handed in: 04-reduction-interleaved/reduction_interleaved.cu"$'
     run grep -F "is a symbolic link" "$BATS_TEST_TMPDIR/out/bob/hand-in.txt" "$BATS_TEST_TMPDIR/out/bob/grade.log"
     assert_success
     run grep -rl TOP-SECRET "$BATS_TEST_TMPDIR/out"

@@ -79,6 +79,31 @@ refute_secret_anywhere() {
     assert_output --partial "not built: your $PROGRAM.cu was refused"
 }
 
+# What the workbook holds in the step is no one's work: a step not handed in
+# scores nothing (not the exercise's build points), and a file refused leaves
+# the workbook's own file where it was (grade --hand-in may run in a
+# learner's clone: nothing of it is deleted).
+@test "a step not handed in is not graded, and a refused hand-in deletes nothing of the workbook" {
+    H=$BATS_TEST_TMPDIR/empty-hand-in
+    mkdir -p "$H"
+    run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    assert_failure 1
+    assert_output "$STEP_DIR/$PROGRAM.cu not handed in: the step is not graded"
+    cmp "$EXERCISE" "$EXERCISE.orig"
+    grade_step
+    assert_failure 1
+    assert_output --partial "not built: your $PROGRAM.cu was not handed in"
+    assert_line --regexp "^$STEP_DIR +fail "
+    assert_equal "$(awk -F'\t' '{ s += $4 } END { print s + 0 }' "$R/tests.tsv")" 0
+    # Refused (a FIFO): the workbook's file stays, untouched.
+    mkdir -p "$H/$STEP_DIR"
+    mkfifo "$H/$STEP_DIR/$PROGRAM.cu"
+    run "$W/grading/take-hand-in" --steps "${STEP_DIR%%-*}" "$H" "$W"
+    assert_failure 1
+    assert_output --partial "refused: $STEP_DIR/$PROGRAM.cu is a FIFO"
+    cmp "$EXERCISE" "$EXERCISE.orig"
+}
+
 # At the limit to the byte, and one byte past it: the exercise, padded with
 # spaces to the limit a whole number of kilobytes above its size.
 @test "a hand-in over the size limit is refused, and one of the limit is taken" {

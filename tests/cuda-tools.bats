@@ -114,10 +114,40 @@ grade_fake_step() {
     assert_success
     grade_fake_step "--check -n 1 -b 32"
     assert_success
-    assert_equal "$(cat "$T/make-sanitize")" "$(cat "$T/grader")"
+    # (The grader runs them --together: in any order.)
+    assert_equal "$(sort "$T/make-sanitize")" "$(sort "$T/grader")"
     # What the grader runs is what its verdict names, initcheck among them.
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=$(paste -sd' ' "$T/grader")"
     grep -qx initcheck "$T/grader"
+}
+
+# The grader runs the four at once (--together); what it reports, and its
+# verdict, are those of the four one after another, a failure included.
+@test "sanitize.sh --together runs the tools at once and reports as one after another would" {
+    cat >"$T/compute-sanitizer" <<'SCRIPT'
+#!/bin/sh
+# Each tool takes a second; racecheck finds a hazard.
+echo "$2 start $(date +%s.%N)" >>"$TOOLS_ASKED"
+sleep 1
+if [ "$2" = racecheck ]; then echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 99; fi
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer
+    TOOLS_ASKED=$T/one run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --check -n 1
+    assert_failure 1
+    local one=$output
+    SECONDS=0
+    TOOLS_ASKED=$T/together run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --together --check -n 1
+    local took=$SECONDS
+    assert_failure 1
+    assert_equal "$output" "$one"
+    assert_output --partial "-> racecheck: FAILED (exit 99)"
+    assert_output --partial "sanitize: racecheck reported problems"
+    # At once: the four began within a second of each other.
+    run awk '{ t[NR] = $3 } END { min = max = t[1]; for (i in t) { if (t[i] < min) min = t[i]; if (t[i] > max) max = t[i] } exit !(NR == 4 && max - min < 0.9) }' "$T/together"
+    assert_success
+    [ "$took" -lt 4 ] || fail "four tools of a second each took $took s together"
 }
 
 @test "a sanitizer run that names its tools runs those alone, for make and the grader; an unknown tool is refused" {
@@ -134,6 +164,7 @@ grade_fake_step() {
     # The grader runs make's two runs, each under its tools, and names all.
     grade_fake_step "--check -n 1 -b 32" "--tools synccheck --check -n 7 -b 32"
     assert_success
-    assert_equal "$(cut -d' ' -f1 "$T/grader" | paste -sd' ')" "memcheck racecheck synccheck initcheck synccheck"
+    assert_equal "$(head -n 4 "$T/grader" | cut -d' ' -f1 | sort | paste -sd' ')" "initcheck memcheck racecheck synccheck"
+    assert_equal "$(tail -n +5 "$T/grader" | cut -d' ' -f1 | paste -sd' ')" "synccheck"
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
 }

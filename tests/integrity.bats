@@ -290,3 +290,48 @@ CODE
     assert_failure 2
     assert_output --partial "reduction_interleaved.ii is missing"
 }
+
+# The module's table (common/tools/kernels.awk), from the PTX of every
+# architecture: the program resets each variable it lists before every
+# launch, and refuses a module with one it cannot reach.
+@test "kernels.awk lists the variables of every architecture's PTX, each once, and a variable inside a function as hidden" {
+    local a=$BATS_TEST_TMPDIR/a.compute_100.ptx b=$BATS_TEST_TMPDIR/b.compute_90.ptx
+    cat >"$a" <<'PTX'
+.global .align 4 .b8 table[8] = {1, 0, 0, 0, 2, 0, 0, 0};
+.global .align 1 .b8 $str[4] = {104, 105, 10};
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	{ // callseq 0, 0
+	} // callseq 0
+	ret;
+}
+PTX
+    cat >"$b" <<'PTX'
+.global .align 4 .b8 table[8] = {1, 0, 0, 0, 2, 0, 0, 0};
+.global .align 4 .u32 only_here;
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	// begin inline asm
+	.global .u32 counter;
+	ld.volatile.global.u32 %r1, [counter];
+	// end inline asm
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a" "$b"
+    assert_success
+    assert_output "$(printf 'global\tname=table\tbytes=8\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\nhidden\tname=counter\tfunction=k')"
+}
+
+@test "integrity: a variable declared inside a kernel's inline PTX fails, naming it" {
+    slow_test "a copy compiled"
+    need_solutions
+    file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/07-hidden-launch-counter.patch")
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^\.global launches in void reduce_unrolled<[0-9]+u>\(int const\*, int\*, unsigned int\): a variable declared inside a kernel.s inline PTX'
+}

@@ -180,6 +180,14 @@ static void read_table(const char *path)
             module_global *g = &globals[global_count++];
             memset(g, 0, sizeof *g);
             snprintf(g->name, sizeof g->name, "%s", line_field(line, "name", value, sizeof value));
+        } else if (strncmp(line, "hidden\t", 7) == 0) {
+            // Memory that outlives a launch, which no reset between launches
+            // can find: each launch must start from the module as loaded.
+            char name[256], function[256];
+            die(EXIT_CUDA, "%s declares a variable inside its code (.global %s, in inline PTX): memory that keeps "
+                "its value from one launch to the next, which this program cannot reset between launches; "
+                "a kernel of this step needs none (declare a __device__ variable at file scope if you must)",
+                line_field(line, "function", function, sizeof function), line_field(line, "name", name, sizeof name));
         } else if (strncmp(line, "clock\t", 6) == 0) {
             char name[256], reg[64];
             line_field(line, "name", name, sizeof name);
@@ -207,7 +215,14 @@ void module_open(void)
         CU_CHECK(driver.module_get_function(&kernels[i].function, module, kernels[i].name));
     for (int i = 0; i < global_count; i++) {
         module_global *g = &globals[i];
-        CU_CHECK(driver.module_get_global(&g->address, &g->bytes, module, g->name));
+        // The table lists the variables of every architecture's code; one
+        // that this GPU's code does not declare holds nothing here.
+        CUresult found = driver.module_get_global(&g->address, &g->bytes, module, g->name);
+        if (found == CUDA_ERROR_NOT_FOUND) {
+            g->bytes = 0;  // nothing to reset
+            continue;
+        }
+        CU_CHECK(found);
         g->initial = (unsigned char *)malloc(g->bytes ? g->bytes : 1);
         if (!g->initial)
             die(EXIT_CUDA, "out of host memory");
@@ -223,7 +238,8 @@ const char *module_clocks(void) { return clocks; }
 void module_reset_globals(void)
 {
     for (int i = 0; i < global_count; i++)
-        CU_CHECK(driver.memcpy_htod_async(globals[i].address, globals[i].initial, globals[i].bytes, 0));
+        if (globals[i].bytes)
+            CU_CHECK(driver.memcpy_htod_async(globals[i].address, globals[i].initial, globals[i].bytes, 0));
 }
 
 // Between the launches of one call, inside its timed span: a copy on the GPU,
@@ -231,8 +247,9 @@ void module_reset_globals(void)
 static void module_reset_globals_between_launches(void)
 {
     for (int i = 0; i < global_count; i++)
-        CUDA_CHECK(cudaMemcpyAsync((void *)(uintptr_t)globals[i].address, globals[i].initial_on_gpu, globals[i].bytes,
-                                   cudaMemcpyDeviceToDevice, 0));
+        if (globals[i].bytes)
+            CUDA_CHECK(cudaMemcpyAsync((void *)(uintptr_t)globals[i].address, globals[i].initial_on_gpu,
+                                       globals[i].bytes, cudaMemcpyDeviceToDevice, 0));
 }
 
 // ===========================================================================

@@ -4,13 +4,18 @@
 #
 #   kernel<TAB>name=MANGLED<TAB>params=SIZE:ALIGN,...   a kernel, its parameters in order
 #   global<TAB>name=NAME<TAB>bytes=N                   a __device__ or __constant__ variable
+#   hidden<TAB>name=NAME<TAB>function=FUNCTION         a .global or .const declared inside a
+#                                                     function (inline PTX): memory that
+#                                                     outlives a launch under a name that
+#                                                     ptxas changes, which no reset can find
 #   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's id, the
 #                                                     launch's (%gridid) or a performance counter, or
 #                                                     keeps memory between launches (register=malloc)
 #
-# The kernels and variables come from the first file (every architecture
-# has the same); the clocks from all of them, since a branch for one
-# architecture may read one.
+# The kernels come from the first file (every architecture has the same);
+# the variables and the clocks from all of them, each once, since code for
+# one architecture may declare a variable or read a clock that another's
+# does not (#if __CUDA_ARCH__).
 #
 #   awk -f kernels.awk build/keep/*.ptx > build/PROGRAM.kernels
 
@@ -58,7 +63,17 @@ function declared(from,    i, align, size, t, pointer) {
     return size ":" align
 }
 
-FNR == 1 { file++ }
+FNR == 1 { file++; depth = 0 }
+
+# How deep in braces the line starts (0: file scope; a function's body and
+# the blocks in it are deeper), comments left out; a variable's initializer
+# opens and closes its braces on its own line.
+{
+    at = depth
+    code = $0
+    sub(/\/\/.*/, "", code)
+    depth += gsub(/\{/, "{", code) - gsub(/\}/, "}", code)
+}
 
 # A function starts: a kernel (.entry) or a device function (.func).
 /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]/ || /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.func[ \t]/ {
@@ -83,11 +98,15 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
 
 # A variable of the module's, at file scope: .global or .const, not the
 # strings device printf keeps ($str, $str$1, ...; a variable of the file's
-# may start with $ too).
-file == 1 && /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(global|const)[ \t]/ && !/\.extern/ {
+# may start with $ too). Inside a function, only inline PTX declares one.
+/^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(global|const)[ \t]/ && !/\.extern/ {
     for (i = 1; i <= NF; i++) if ($i == ".global" || $i == ".const") break
     p = declared(i + 1)
-    if (p != "" && decl_name !~ /^\$str(\$[0-9]+)?$/) {
+    if (p != "" && at > 0) {
+        if (!((decl_name, current) in hidden)) print "hidden\tname=" decl_name "\tfunction=" current
+        hidden[decl_name, current] = 1
+    } else if (p != "" && decl_name !~ /^\$str(\$[0-9]+)?$/ && !(decl_name in listed)) {
+        listed[decl_name] = 1
         split(p, sa, ":")
         print "global\tname=" decl_name "\tbytes=" sa[1]
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sanitize.sh PROGRAM [--tools LIST] ARGS...: run PROGRAM ARGS under compute-sanitizer's
+# sanitize.sh PROGRAM [--together] [--tools LIST] ARGS...: run PROGRAM ARGS under compute-sanitizer's
 # memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory
 # data races), synccheck (barriers not every thread reaches) and initcheck
 # (reads of global memory that nothing wrote), and pass only if none of them
@@ -8,7 +8,10 @@
 # file clean under the one is clean under the other: the tools are listed
 # here only. ARGS are small sizes in --check mode. --tools names some of
 # them (comma-separated) for a run where all four would take too long: the
-# timed size of a matrix product (common/step.mk).
+# timed size of a matrix product (common/step.mk). --together runs the
+# tools at the same time, each its own process on the same GPU, and reports
+# them in the same order as one after another would (the grader's choice: one
+# tool's wait instead of four; on a small GPU, each takes its own memory).
 # compute-sanitizer is looked for as every tool of the toolkit is (cuda_tool
 # in common/tools/options.bash: first the toolkit make chose, CUDA_BIN, then PATH);
 # COMPUTE_SANITIZER names the one to use (the grader's choice). Exit status:
@@ -29,6 +32,11 @@ cuda_tool compute-sanitizer "${COMPUTE_SANITIZER:-}" >/dev/null || skip_without_
 sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)" \
     "${COMPUTE_SANITIZER:-}") || exit 1
 tools="memcheck racecheck synccheck initcheck"
+together=0
+if [ "${1:-}" = --together ]; then
+    together=1
+    shift
+fi
 if [ "${1:-}" = --tools ]; then
     [ $# -ge 2 ] || die "--tools needs a list, such as memcheck,initcheck"
     for tool in ${2//,/ }; do
@@ -39,13 +47,24 @@ if [ "${1:-}" = --tools ]; then
 fi
 
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+# run_tool TOOL: PROGRAM under TOOL, its output in $logs/TOOL, its status in $logs/TOOL.status.
+run_tool() {
+    "$sanitizer" --tool "$1" --error-exitcode 99 "$program" "${args[@]}" >"$logs/$1" 2>&1
+    echo $? >"$logs/$1.status"
+}
+args=("$@")
+if [ "$together" = 1 ]; then
+    for tool in $tools; do run_tool "$tool" & done
+    wait
+fi
 failed=()
 for tool in $tools; do
     echo "== $tool: $program $*"
-    "$sanitizer" --tool "$tool" --error-exitcode 99 "$program" "$@" >"$log" 2>&1
-    status=$?
+    [ "$together" = 1 ] || run_tool "$tool"
+    log=$logs/$tool
+    status=$(cat "$logs/$tool.status")
     grep -E '^=========' "$log" | grep -vE 'COMPUTE-SANITIZER|^========= *$' | head -40
     tail -n 3 "$log" | grep -v '^=========' || true
     # A program that found no GPU: 77 through the tool, or, where the tool
