@@ -17,8 +17,12 @@
 #
 # Every line of the README and of the exercise, comments and prose included,
 # is searched for an answer line: a TODO or a sentence can spell it as well as
-# a code block. Needs no GPU; a copy without solutions/ (a handout) has no
-# answers to look for.
+# a code block. The same files are searched for the pieces of the answer lines
+# (answer-lines.sh --fragments: index expressions, bound tests, what is
+# computed into what), wherever the README comes before its last hint: an
+# answer given as an expression in a sentence leaves as little to do as a
+# line. Needs no GPU; a copy without solutions/ (a handout) has no answers to
+# look for.
 
 load helpers
 
@@ -70,8 +74,11 @@ check_step() {
     shift
     [ $# -gt 0 ] || set -- "$step/README.md" "$(in_workbook "$(learner_file "$step")")"
     while read -r file; do given+=(--given "$(in_workbook "$file")"); done <"$GIVEN/$step"
-    (cd "$WORKBOOK_DIR" && "$CHECK" --solution "$(in_workbook "$(learner_file "$step" solution)")" "${given[@]}" "$@")
+    (cd "$WORKBOOK_DIR" && "$CHECK" ${FRAGMENTS:+--fragments} --solution "$(in_workbook "$(learner_file "$step" solution)")" "${given[@]}" "$@")
 }
+
+# check_fragments STEP [FILE...]: check_step, for the pieces of the answer lines.
+check_fragments() { FRAGMENTS=1 check_step "$@"; }
 
 in_workbook() { echo "${1#"$WORKBOOK_DIR"/}"; }
 
@@ -191,4 +198,199 @@ made_up_step() {
     assert_failure 1
     assert_output "$(printf '%s\n' "$readme:3: for (int lane = 0; lane < 32; lane++)" \
         "    = $SOLUTION_CU:7: for (int lane = 0; lane < LANES; lane++)")"
+}
+
+@test "readme-answers: no step's README before its last hint, or exercise, holds a piece of its solution" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): no answers to look for"
+    local dir step found=""
+    for dir in "${STEP_DIRS[@]}"; do
+        step=$(basename "$dir")
+        run check_fragments "$step"
+        case $status in
+        0) ;;
+        1) found+="$output"$'\n' ;;
+        *) fail "$step: the checker failed: $output" ;;
+        esac
+    done
+    [ -z "$found" ] || fail "$(printf 'These lines give away a piece of the answer of their step before its last hint (under each, the piece and its line of the solution):\n%s' "$found")"
+}
+
+@test "readme-answers: starting code shown in full, and the earlier solutions, give no piece away" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): no answers to look for"
+    local dir step readme file
+    for dir in "${STEP_DIRS[@]}"; do
+        step=$(basename "$dir")
+        readme=$BATS_TEST_TMPDIR/$step.md
+        {
+            printf 'You start from this kernel:\n\n```cuda\n'
+            cat "$dir/main.cu"
+            printf '```\n\nand what came before:\n\n'
+            while read -r file; do
+                case $file in "$WORKBOOK_DIR"/solutions/*) sed 's/^/    /' "$file" ;; esac
+            done <"$GIVEN/$step"
+        } >"$readme"
+        run check_fragments "$step" "$readme"
+        [ "$status" -eq 0 ] || fail "$(printf '%s: a README of given code only is refused:\n%s' "$step" "$output")"
+    done
+}
+
+# Step 04, whose answer's pieces the planted cases below spell: its index
+# (index = 2 * s * tid) and its bound (index < blockDim.x).
+need_step_04() {
+    [ -f "$WORKBOOK_DIR/solutions/04-reduction-interleaved/reduction_interleaved.cu" ] ||
+        skip "no solution of step 04 in this copy: no answers to plant"
+    run check_fragments 04-reduction-interleaved --list
+    assert_success
+    assert_line --partial ": 2*s*tid"
+    assert_line --partial ": index<blockDim.x"
+}
+
+@test "readme-answers: step 04's README as it was, with the index in its idea, is refused at that line" {
+    need_step_04
+    local old=8031c69 readme=$BATS_TEST_TMPDIR/README.md
+    git -C "$WORKBOOK_DIR" show "$old:04-reduction-interleaved/README.md" >"$readme" 2>/dev/null ||
+        skip "no git history with commit $old in this copy"
+    run check_fragments 04-reduction-interleaved "$readme"
+    assert_failure 1
+    assert_line "$readme:63: \`index = 2 * s * tid\`: thread 0 takes the pair at 0, thread 1 the pair at 2s,"
+    assert_line --partial "= solutions/04-reduction-interleaved/reduction_interleaved.cu:21: 2*s*tid"
+    assert_line --partial "$readme:68: \`index < blockDim.x\`."
+}
+
+# readme_with_hints FILE TEXT...: a README of four hints, with one more line of
+# prose after them; each TEXT goes in as a line of hint 3 when it starts with
+# "3:", of hint 4 with "4:", and in the idea section before them otherwise.
+readme_with_hints() {
+    local readme=$1 text hint
+    shift
+    {
+        printf '# A step\n\n## The idea\n\n'
+        for text in "$@"; do case $text in [34]:*) ;; *) printf '%s\n' "$text" ;; esac; done
+        printf '\n## Hints\n'
+        for hint in 1 2 3 4; do
+            printf '\n<details><summary>Hint %s</summary>\n\nThink about it.\n' "$hint"
+            for text in "$@"; do case $text in "$hint":*) printf '%s\n' "${text#?:}" ;; esac; done
+            printf '</details>\n'
+        done
+        printf '\n## Build, run, grade\n\nmake && ./program\n'
+    } >"$readme"
+}
+
+@test "readme-answers: a piece in prose is found in any spacing and order, wrapped, or in hint 3" {
+    need_step_04
+    local readme=$BATS_TEST_TMPDIR/README.md
+    readme_with_hints "$readme" 'Thread tid starts at `tid*2*s`, the rest is yours.'
+    run check_fragments 04-reduction-interleaved "$readme"
+    assert_failure 1
+    assert_line "$readme:5: Thread tid starts at \`tid*2*s\`, the rest is yours."
+    readme_with_hints "$readme" 'Keep the threads with `blockDim.x >' 'index` and let the others wait.'
+    run check_fragments 04-reduction-interleaved "$readme"
+    assert_failure 1
+    assert_line "$readme:5-6: Keep the threads with \`blockDim.x > / index\` and let the others wait."
+    readme_with_hints "$readme" '- `index < blockDim.x`: these threads work.'
+    run check_fragments 04-reduction-interleaved "$readme"
+    assert_failure 1
+    assert_line "$readme:5: - \`index < blockDim.x\`: these threads work."
+    readme_with_hints "$readme" 'The stride doubles each level.' '3:The pair starts at `index = 2 * s * tid`.'
+    run check_fragments 04-reduction-interleaved "$readme"
+    assert_failure 1
+    assert_line --partial "The pair starts at \`index = 2 * s * tid\`."
+}
+
+@test "readme-answers: a row-major index is found written as two subscripts, and a ?: bound" {
+    [ -f "$WORKBOOK_DIR/solutions/03-tiled-matmul/tiled_matmul.cu" ] || skip "no solution of step 03 in this copy"
+    local readme=$BATS_TEST_TMPDIR/README.md
+    readme_with_hints "$readme" 'Thread (tx, ty) loads `A[row][tx + t]`.'
+    run check_fragments 03-tiled-matmul "$readme"
+    assert_failure 1
+    assert_line --partial "= solutions/03-tiled-matmul/tiled_matmul.cu:31: A[row*n+t+tx]"
+    readme_with_hints "$readme" 'It loads a zero unless `n > t + tx`.'
+    run check_fragments 03-tiled-matmul "$readme"
+    assert_failure 1
+    assert_line --partial "= solutions/03-tiled-matmul/tiled_matmul.cu:31: t+tx<n"
+}
+
+@test "readme-answers: a piece in a TODO of the exercise is found" {
+    need_step_04
+    local exercise=$BATS_TEST_TMPDIR/reduction_interleaved.cu
+    cp "$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved.cu" "$exercise"
+    run check_fragments 04-reduction-interleaved "$exercise"
+    assert_success
+    sed -i '0,\|// TODO:|s||// TODO: start at 2 * s * tid;|' "$exercise"
+    grep -q '// TODO: start at 2 \* s \* tid;' "$exercise" || fail "the exercise has no TODO to plant the piece in"
+    run check_fragments 04-reduction-interleaved "$exercise"
+    assert_failure 1
+    assert_line --regexp "^$exercise:[0-9]+: // TODO: start at 2 \\* s \\* tid;"
+}
+
+@test "readme-answers: the last hint, idioms, words and the given code may name what they like" {
+    need_step_04
+    local readme=$BATS_TEST_TMPDIR/README.md
+    readme_with_hints "$readme" \
+        'The stride doubles each level, and thread 0 takes the first pair; the' \
+        'busy threads are contiguous. Each thread loads `in[i]` when `i < n`, adds' \
+        '`partial[tid + s]`, waits at `__syncthreads()`, and the block covers' \
+        '`blockIdx.x * blockDim.x + threadIdx.x`. The given kernel keeps thread tid' \
+        'busy when `tid % (2*s) == 0`, for `(unsigned int s = 1; s < blockDim.x; s *= 2)`.' \
+        'Other sums are other answers: `4 * index < blockDim.x`, `index < blockDim.x / 2`.' \
+        '4:`unsigned int index = 2 * s * tid;` and `if (index < blockDim.x)`: that is all.'
+    run check_fragments 04-reduction-interleaved "$readme"
+    assert_success
+    assert_output ""
+}
+
+@test "readme-answers: a piece of the given code or of an earlier step's solution is no answer, as real steps show" {
+    [ -f "$WORKBOOK_DIR/solutions/01-naive-matmul/naive_matmul.cu" ] &&
+        [ -f "$WORKBOOK_DIR/solutions/06-reduction-direct/reduction_direct.cu" ] &&
+        [ -f "$WORKBOOK_DIR/solutions/07-unrolled/unrolled.cu" ] ||
+        skip "no solutions of steps 01, 06 and 07 in this copy"
+    local readme=$BATS_TEST_TMPDIR/README.md
+    # Step 01's given kernel computes this sum into row; into col it is the answer.
+    readme_with_hints "$readme" 'The given kernel: `row = blockIdx.x * blockDim.x + threadIdx.x`, and' \
+        'the global index is `threadIdx.x + blockIdx.x * blockDim.x` in any step.'
+    run check_fragments 01-naive-matmul "$readme"
+    assert_success
+    readme_with_hints "$readme" 'Yours: `col = threadIdx.x + blockDim.x * blockIdx.x`.'
+    run check_fragments 01-naive-matmul "$readme"
+    assert_failure 1
+    assert_line --partial "= solutions/01-naive-matmul/naive_matmul.cu:13: col=blockIdx.x*blockDim.x+threadIdx.x"
+    # Step 06's second load, which step 07 starts from: its answer, not 07's.
+    readme_with_hints "$readme" 'Each thread adds `in[i + blockDim.x]` as it loads.'
+    run check_fragments 07-unrolled "$readme"
+    assert_success
+    run check_fragments 06-reduction-direct "$readme"
+    assert_failure 1
+    assert_line --partial "= solutions/06-reduction-direct/reduction_direct.cu:22: in[i+blockDim.x]"
+}
+
+@test "readme-answers: pieces on a made-up step: given, idiom, constant as its number, what into what" {
+    GIVEN_CU=$BATS_TEST_TMPDIR/given.cu
+    SOLUTION_CU=$BATS_TEST_TMPDIR/solution.cu
+    printf '%s\n' '__global__ void add_up(const int *in, int *out, int n)' '{' \
+        '    int row = blockIdx.x * blockDim.x + threadIdx.x;' '    int v = in[row * 4 + 1];' \
+        '    out[row] = v;' '}' >"$GIVEN_CU"
+    printf '%s\n' 'enum { LANES = 32 };' '__global__ void add_up(const int *in, int *out, int n)' '{' \
+        '    int col = blockIdx.x * blockDim.x + threadIdx.x;' '    int v = 0;' \
+        '    if (col * LANES + 1 < n)' '        v = in[row * 4 + 1] + in[col * LANES + 1];' \
+        '    out[col] = v;' '}' >"$SOLUTION_CU"
+    local readme=$BATS_TEST_TMPDIR/README.md
+    run "$CHECK" --fragments --solution "$SOLUTION_CU" --given "$GIVEN_CU" --list
+    assert_success
+    assert_output "$(printf '%s\n' "$SOLUTION_CU:4: col=blockIdx.x*blockDim.x+threadIdx.x" \
+        "$SOLUTION_CU:6: col*LANES+1<n" "$SOLUTION_CU:7: in[row*4+1]+in[col*LANES+1]" \
+        "$SOLUTION_CU:7: v=in[row*4+1]+in[col*LANES+1]" \
+        "$SOLUTION_CU:7: col*LANES+1" "$SOLUTION_CU:7: in[col*LANES+1]")"
+    printf '%s\n' 'Take `row = blockIdx.x * blockDim.x + threadIdx.x`, read `in[row * 4 + 1]`,' \
+        'set `v = 0` and `out[col] = v`.' >"$readme"
+    run "$CHECK" --fragments --solution "$SOLUTION_CU" --given "$GIVEN_CU" "$readme"
+    assert_success
+    printf '%s\n' 'Read it while `n > 1 + 32 * col`.' >>"$readme"
+    run "$CHECK" --fragments --solution "$SOLUTION_CU" --given "$GIVEN_CU" "$readme"
+    assert_failure 1
+    assert_output "$(printf '%s\n' "$readme:3: Read it while \`n > 1 + 32 * col\`." \
+        "    = $SOLUTION_CU:6: col*LANES+1<n   (of: if (col * LANES + 1 < n))" \
+        "    = $SOLUTION_CU:7: col*LANES+1   (of: v = in[row * 4 + 1] + in[col * LANES + 1];)")"
+    printf '%s\n' 'Set `col = threadIdx.x + blockIdx.x * blockDim.x`.' >"$readme"
+    run "$CHECK" --fragments --solution "$SOLUTION_CU" --given "$GIVEN_CU" "$readme"
+    assert_failure 1
 }
