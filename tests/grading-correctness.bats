@@ -156,3 +156,111 @@ SCRIPT
     assert_failure
     assert_output --partial "not sanitized: no GPU, so the correctness tests did not run"
 }
+
+# The fake step's program checks what it is asked: a check record for each
+# size and block of -n and -b, wrong at the BLOCK:SIZE pairs of $FAKE_WRONG
+# (of $FAKE_WRONG_BESIDE: only in a run of several blocks), a finding of
+# the audit where $FAKE_FINDING says one, none of the BLOCK:SIZE pairs of
+# $FAKE_DROP in a run of several blocks, and exit $FAKE_CRASH where set; each run's arguments in $FAKE_LOG. Before
+# use_fake_step: the step has blocks 32 and 64.
+program_that_checks() {
+    fake_program <<'SCRIPT'
+#!/usr/bin/env bash
+echo "$*" >>"$FAKE_LOG"
+records=/dev/stdout sizes="" blocks="" wrong=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --records) records=$2; shift 2 ;;
+    --write-plans) : >"$2"; exit 0 ;;
+    -n) sizes=$2; shift 2 ;;
+    -b) blocks=$2; shift 2 ;;
+    *) shift ;;
+    esac
+done
+{
+    printf 'device\tstep=04-fake\tname=Fake GPU\n'
+    for n in ${sizes//,/ }; do
+        for b in ${blocks//,/ }; do
+            result=ok
+            [[ " ${FAKE_DROP:-} " == *" $b:$n "* && $blocks == *,* ]] && continue
+            [[ " ${FAKE_WRONG:-} " == *" $b:$n "* ]] && { result=mismatch; wrong=1; }
+            [[ $blocks == *,* && " ${FAKE_WRONG_BESIDE:-} " == *" $b:$n "* ]] && { result=mismatch; wrong=1; }
+            printf 'check\tstep=04-fake\tn=%s\tblock=%s\tid=mine\trole=yours\tinput=exact\tresult=%s\n' "$n" "$b" "$result"
+        done
+    done
+    [ -z "${FAKE_FINDING:-}" ] || { printf 'finding\tstep=04-fake\tn=1\tblock=32\tmessage=%s\n' "$FAKE_FINDING"; wrong=1; }
+    printf 'summary\tstep=04-fake\tresult=%s\n' "$([ $wrong = 0 ] && echo correct || echo mismatch)"
+} >"$records"
+[ -z "${FAKE_CRASH:-}" ] || exit "$FAKE_CRASH"
+exit $wrong
+SCRIPT
+    sed -i 's/ blocks=32$/ blocks=32,64/' "$FAKE/steps.conf"
+    export FAKE_LOG=$BATS_TEST_TMPDIR/calls
+}
+
+# checks_of_runs: how many runs of the program checked, and at which blocks.
+checks_of_runs() { grep -- '--check' "$FAKE_LOG" | grep -o -- '-b [^ ]*' | paste -sd' ' -; }
+
+@test "the correctness tests check every block in one run, each test judged on its own block" {
+    program_that_checks
+    use_fake_step
+    run grade_check 32
+    assert_success
+    run grade_check 64
+    assert_success
+    assert_equal "$(checks_of_runs)" "-b 32,64"
+    assert_verdict "$GRADE_RESULTS/04/check-32" test=check-32 result=pass
+    assert_verdict "$GRADE_RESULTS/04/check-64" test=check-64 result=pass
+    # Every size that any block checks, at every block.
+    local sizes
+    sizes=$( { check_sizes 32; check_sizes 64; } | sort -nu | paste -sd, -)
+    grep -q -- "-n $sizes" "$FAKE_LOG" || fail "not every size: $(cat "$FAKE_LOG")"
+}
+
+@test "a block wrong in the run of every block is checked again alone, and judged on that run; the others pass" {
+    program_that_checks
+    use_fake_step
+    export FAKE_WRONG="64:33"
+    run grade_check 32
+    assert_success
+    run grade_check 64
+    assert_failure
+    assert_output --partial "wrong results with block 64"
+    assert_output --partial "n=33 block=64"
+    assert_equal "$(checks_of_runs)" "-b 32,64 -b 64"
+    assert_verdict "$GRADE_RESULTS/04/check-64" test=check-64 result=fail
+    # Wrong only beside the other blocks, right alone: judged alone, as before.
+    rm -rf "$GRADE_RESULTS" "$FAKE_LOG"
+    unset FAKE_WRONG
+    export FAKE_WRONG_BESIDE="64:33"
+    run grade_check 64
+    assert_success
+    assert_equal "$(checks_of_runs)" "-b 32,64 -b 64"
+}
+
+@test "a run of every block that crashes, or holds a finding of the audit, leaves each block to a run of its own" {
+    program_that_checks
+    use_fake_step
+    export FAKE_CRASH=3
+    run grade_check 32
+    assert_failure
+    assert_output --partial "CUDA error (exit 3)"
+    unset FAKE_CRASH
+    run grade_check 64
+    assert_success
+    assert_equal "$(checks_of_runs)" "-b 32,64 -b 32 -b 64"
+    # A finding of the launch audit, all checks right: alone too, and judged there.
+    rm -rf "$GRADE_RESULTS" "$FAKE_LOG"
+    export FAKE_FINDING="the sum is copied to the host"
+    run grade_check 64
+    assert_failure
+    assert_output --partial "right results, but the launch audit found"
+    assert_equal "$(checks_of_runs)" "-b 32,64 -b 64"
+    # A size of the block's that the run of all never checked: alone too.
+    rm -rf "$GRADE_RESULTS" "$FAKE_LOG"
+    unset FAKE_FINDING
+    export FAKE_DROP="64:33"
+    run grade_check 64
+    assert_success
+    assert_equal "$(checks_of_runs)" "-b 32,64 -b 64"
+}
