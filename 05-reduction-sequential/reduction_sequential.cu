@@ -8,8 +8,8 @@
 // The given kernel (step 04's solution, in main.cu) pairs neighbours first
 // (stride 1, 2, 4, ...) and has thread tid work at partial[2*s*tid]: the
 // threads of one warp land on the same few shared-memory banks. Turn the tree
-// around: pair elements half a block apart first, then a quarter, ..., then
-// neighbours, so that the threads of a warp always touch consecutive ints.
+// around: pair elements far apart first and neighbours last, so that the
+// threads of a warp always touch consecutive ints.
 #include "reduction.h"
 
 __global__ void reduce_sequential(const int *in, int *out, unsigned int n)
@@ -22,8 +22,9 @@ __global__ void reduce_sequential(const int *in, int *out, unsigned int n)
     __syncthreads();
 
     // TODO: the levels of the sequential tree (README.md, "Sequential
-    //       addressing"): at each, the upper half of the live values is added
-    //       onto the lower half, and the whole block waits before the next.
+    //       addressing"): at each, the upper half of the values still live is
+    //       folded onto the lower half, and the whole block finishes a level
+    //       before any thread starts the next.
 
     if (tid == 0)
         out[blockIdx.x] = partial[0];

@@ -16,9 +16,9 @@ __global__ void reduce_direct(const int *in, int *sum, unsigned int n)
     extern __shared__ int partial[];
     unsigned int tid = threadIdx.x;
 
-    // TODO: each block covers a span of 2 * blockDim.x elements. Thread tid
-    //       adds its own element of the span and the one blockDim.x further
-    //       on -- each only if it is inside the input.
+    // TODO: each block covers a span of twice its threads, and each thread
+    //       adds two elements of its block's span (README.md, "The first add
+    //       during the load"), each only if it is inside the input.
     partial[tid] = 0;
     __syncthreads();
 

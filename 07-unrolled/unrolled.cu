@@ -14,8 +14,8 @@
 //     threads in a warp are not in lockstep: __shfl_down_sync (or __syncwarp()
 //     between the steps).
 //  2. reduce_unrolled<BLOCK>: with the block size a template parameter, write
-//     the whole tree out -- one `if (BLOCK >= ...)` per level -- and let the
-//     compiler drop the levels this block size does not have.
+//     the whole tree out, one test of BLOCK per level, and let the compiler
+//     drop the levels this block size does not have.
 //
 // Both must be right for every block size from 32 to 1024. Each block writes
 // its sum to out[blockIdx.x]; reduce_in_passes adds those up.
@@ -33,9 +33,10 @@ __global__ void reduce_last_warp_unrolled(const int *in, int *out, unsigned int 
     partial[tid] = v;
     __syncthreads();
 
-    // TODO: the loop of the given kernel, while s > 32.
-    // TODO: then warp 0 alone sums partial[0..63] (partial[0..31] for a block
-    //       of 32), and thread 0 writes the result to out[blockIdx.x].
+    // TODO: the loop of the given kernel, but only while more than one warp's
+    //       worth of threads is busy.
+    // TODO: then warp 0 alone sums the values still live (README.md, "Two
+    //       correct forms"), and thread 0 writes the result to out[blockIdx.x].
 }
 
 void sum_last_warp_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
@@ -56,8 +57,8 @@ __global__ void reduce_unrolled(const int *in, int *out, unsigned int n)
     partial[tid] = v;
     __syncthreads();
 
-    // TODO: one level per `if (BLOCK >= ...)`, from 1024 down to 128, each
-    //       followed by __syncthreads(); then the last warp as in the kernel above.
+    // TODO: the levels of the loop above the last warp, written out, each
+    //       under a test of BLOCK; then the last warp as in the kernel above.
 }
 
 void sum_unrolled(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)

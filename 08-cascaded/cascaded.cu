@@ -20,12 +20,10 @@ __global__ void reduce_cascaded(const int *in, int *sum, unsigned int n)
     unsigned int tid = threadIdx.x;
 
     int v = 0;
-    // TODO: the sequential part. Each block takes a stretch of the input per
-    //       trip (BLOCK elements if each thread loads one, E * BLOCK if each
-    //       loads E); thread tid starts at its own place in its block's first
-    //       stretch and strides by what the whole grid takes per trip until it
-    //       passes n, adding each element into v. Every element exactly once,
-    //       whatever n.
+    // TODO: the sequential part: a grid-stride loop (README.md, "The
+    //       grid-stride loop, four loads per trip") that adds every element of
+    //       the input into v exactly once, whatever n, each of a warp's loads
+    //       reading consecutive ints.
 
     // The tree of step 07, once per block; one atomic per block into the total.
     v = block_sum<BLOCK>(v, partial);
@@ -35,11 +33,9 @@ __global__ void reduce_cascaded(const int *in, int *sum, unsigned int n)
 
 void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum)
 {
-    // TODO: as many blocks as the GPU can run at once -- its SM count
-    //       (cudaDevAttrMultiProcessorCount) times the blocks of `block` threads
-    //       one SM holds (cudaDevAttrMaxThreadsPerMultiProcessor / block, and no
-    //       more than cudaDevAttrMaxBlocksPerMultiprocessor) -- but no more
-    //       blocks than the input has work for.
+    // TODO: as many blocks as the GPU can run at once (README.md, "How many
+    //       blocks": the device attributes to ask for), but no more blocks than
+    //       the input has work for.
     unsigned int grid = 1;
 
     CUDA_CHECK(cudaMemsetAsync(d_sum, 0, sizeof(int)));
