@@ -9,8 +9,8 @@
 // tree with its `%` replaced by a mask. Yours: reduce_interleaved_strided, in
 // reduction_interleaved.cu. The three rows of the table split your gain: from
 // the given kernel to the masked one is what the `%` cost; from the masked one
-// to yours is what removing the divergence gained, less what the bank
-// conflicts of the strided index cost (step 05).
+// to yours is what packing the busy threads into the fewest warps gained,
+// less what the bank conflicts of the strided index cost (step 05).
 #include "reduction.h"
 
 // The given tree, the same threads busy at every level, but `tid % (2*s) == 0`

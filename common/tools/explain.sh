@@ -269,7 +269,7 @@ END {
                 sprintf("%.1f of 32 threads busy per warp", busy / req),
                 sprintf("On average %.1f of the 32 threads of each warp that makes this line's memory accesses take part%s: %s warp-level accesses where the same threads in whole warps would make %s (%.1fx); %s of the kernel's accesses are this line's extra ones.",
                     busy / req, db > 0 ? sprintf(" (%s divergent branches)", commas(db)) : "", commas(req), commas(packed), req / packed, pct((req - packed) / t_req)),
-                "The threads that do this line are spread over every warp, so every warp runs it for a few of its threads: hand the work to consecutive threads, so that whole warps are busy or idle.")
+                "The threads that do this line are spread over every warp, so every warp runs it for a few of its threads: hand the work to consecutive threads, so that the warps past them have none at all.")
         }
         st = value(r, "g_st"); ld = value(r, "g_ld")
         if (warps > 0 && st > 0 && ld > 0 && st / warps >= STORES_PER_WARP_MIN && (st - warps) >= SHARE_MIN * t_g) {
