@@ -92,18 +92,26 @@ pick_step() {
     [ -n "$ANSWER" ] || fail "$STEP: its solution has no answer line"
 }
 
-@test "readme-answers: no step's README or exercise holds a line of its solution that the step does not give" {
-    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): no answers to look for"
-    local dir step found=""
+# found_in_every_step CHECK: what CHECK STEP (check_step, check_fragments)
+# finds in each step, together; status 1, with the message, where the
+# checker itself failed.
+found_in_every_step() {
+    local dir step
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
-        run check_step "$step"
+        run "$1" "$step"
         case $status in
         0) ;;
-        1) found+="$output"$'\n' ;;
-        *) fail "$step: the checker failed: $output" ;;
+        1) printf '%s\n' "$output" ;;
+        *) echo "$step: the checker failed: $output"; return 1 ;;
         esac
     done
+}
+
+@test "readme-answers: no step's README or exercise holds a line of its solution that the step does not give" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): no answers to look for"
+    local found
+    found=$(found_in_every_step check_step) || fail "$found"
     [ -z "$found" ] || fail "$(printf 'These lines give away the answer of their step (under each, the line of the solution it gives):\n%s' "$found")"
 }
 
@@ -118,7 +126,7 @@ pick_step() {
     done
 }
 
-@test "readme-answers: starting code shown in full, and the earlier solutions, give nothing away" {
+@test "readme-answers: starting code shown in full, and the earlier solutions, give nothing away, as a line or a piece" {
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): no answers to look for"
     local dir step readme file
     for dir in "${STEP_DIRS[@]}"; do
@@ -135,6 +143,8 @@ pick_step() {
         } >"$readme"
         run check_step "$step" "$readme"
         [ "$status" -eq 0 ] || fail "$(printf '%s: a README of given code only is refused:\n%s' "$step" "$output")"
+        run check_fragments "$step" "$readme"
+        [ "$status" -eq 0 ] || fail "$(printf '%s: a README of given code only is refused a piece:\n%s' "$step" "$output")"
     done
 }
 
@@ -202,36 +212,9 @@ made_up_step() {
 
 @test "readme-answers: no step's README before its last hint, or exercise, holds a piece of its solution" {
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): no answers to look for"
-    local dir step found=""
-    for dir in "${STEP_DIRS[@]}"; do
-        step=$(basename "$dir")
-        run check_fragments "$step"
-        case $status in
-        0) ;;
-        1) found+="$output"$'\n' ;;
-        *) fail "$step: the checker failed: $output" ;;
-        esac
-    done
+    local found
+    found=$(found_in_every_step check_fragments) || fail "$found"
     [ -z "$found" ] || fail "$(printf 'These lines give away a piece of the answer of their step before its last hint (under each, the piece and its line of the solution):\n%s' "$found")"
-}
-
-@test "readme-answers: starting code shown in full, and the earlier solutions, give no piece away" {
-    [ -d "$WORKBOOK_DIR/solutions" ] || skip "no solutions/ in this copy (a handout): no answers to look for"
-    local dir step readme file
-    for dir in "${STEP_DIRS[@]}"; do
-        step=$(basename "$dir")
-        readme=$BATS_TEST_TMPDIR/$step.md
-        {
-            printf 'You start from this kernel:\n\n```cuda\n'
-            cat "$dir/main.cu"
-            printf '```\n\nand what came before:\n\n'
-            while read -r file; do
-                case $file in "$WORKBOOK_DIR"/solutions/*) sed 's/^/    /' "$file" ;; esac
-            done <"$GIVEN/$step"
-        } >"$readme"
-        run check_fragments "$step" "$readme"
-        [ "$status" -eq 0 ] || fail "$(printf '%s: a README of given code only is refused:\n%s' "$step" "$output")"
-    done
 }
 
 # Step 04, whose answer's pieces the planted cases below spell: its index
