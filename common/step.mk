@@ -83,10 +83,11 @@ note_flags = $(call note_record,$(1)/flags,$(NVCC) $(2) $(CUDA_LDFLAGS))
 # flags are recorded, and their dependency files rewritten, with $$(COMMON_DIR)
 # for the folder's path, so that a copy of the workbook made with its
 # common/build (grading/batch: one build for a whole class) finds them up to date.
+# (A compiler that writes no dependency file, as a test's stand-in, leaves none.)
 relocatable = $(subst $(COMMON_DIR)/,$$(COMMON_DIR)/,$(1))
 define relocate_deps
-	$(Q)awk -v dir=$(call quote,$(COMMON_DIR)/) '{ out = ""; while ((i = index($$0, dir)) > 0) { out = out substr($$0, 1, i - 1) "$$(COMMON_DIR)/"; $$0 = substr($$0, i + length(dir)) } print out $$0 }' \
-	    $(1) >$(1).new && mv $(1).new $(1)
+	$(Q)[ ! -f $(1) ] || { awk -v dir=$(call quote,$(COMMON_DIR)/) '{ out = ""; while ((i = index($$0, dir)) > 0) { out = out substr($$0, 1, i - 1) "$$(COMMON_DIR)/"; $$0 = substr($$0, i + length(dir)) } print out $$0 }' \
+	    $(1) >$(1).new && mv $(1).new $(1); }
 endef
 # main.cu learns its step's name and launch-audit facts from the manifest; a
 # changed entry rebuilds it (the record step-defines, like flags).

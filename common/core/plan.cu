@@ -49,7 +49,8 @@ static const size_t PLANNER_OUTPUT = 64u << 20;
 // links where no driver is installed (and no stub of it either). Each by the
 // name that cuda.h's macros give it (cuModuleGetGlobal is cuModuleGetGlobal_v2).
 static struct {
-    decltype(&cuModuleLoad) module_load;
+    decltype(&cuModuleLoadData) module_load_data;
+    decltype(&cuModuleUnload) module_unload;
     decltype(&cuModuleGetFunction) module_get_function;
     decltype(&cuModuleGetGlobal) module_get_global;
     decltype(&cuMemcpyDtoH) memcpy_dtoh;
@@ -77,7 +78,8 @@ static void open_driver(void)
     if (!library)
         die(EXIT_CUDA, "cannot load the NVIDIA driver's library, libcuda.so.1: %s", dlerror());
 #define DRIVER_CALL(field, name) driver.field = (decltype(driver.field))driver_call(library, name)
-    DRIVER_CALL(module_load, "cuModuleLoad");
+    DRIVER_CALL(module_load_data, "cuModuleLoadData");
+    DRIVER_CALL(module_unload, "cuModuleUnload");
     DRIVER_CALL(module_get_function, "cuModuleGetFunction");
     DRIVER_CALL(module_get_global, "cuModuleGetGlobal_v2");
     DRIVER_CALL(memcpy_dtoh, "cuMemcpyDtoH_v2");
@@ -94,6 +96,7 @@ static void open_driver(void)
 // ===========================================================================
 
 static CUmodule module;
+static void *image;  // the module's file, read once: loaded again before every call
 static module_kernel *kernels;
 static int kernel_count;
 
@@ -201,16 +204,10 @@ static void read_table(const char *path)
         die(EXIT_CUDA, "%s lists no kernel: does the file define none? (rebuild: make)", path);
 }
 
-void module_open(void)
+// The functions and variables of the module just loaded: their handles and
+// addresses, which every load gives anew.
+static void module_find(void)
 {
-    char path[PATH_MAX + 32];
-    part_path("kernels", path, sizeof path);
-    read_table(path);
-    part_path("fatbin", path, sizeof path);
-    set_activity("loading your kernels (%s)", path);
-    CUDA_CHECK(cudaFree(0));  // the runtime's context is current: the module loads into it
-    open_driver();
-    CU_CHECK(driver.module_load(&module, path));
     for (int i = 0; i < kernel_count; i++)
         CU_CHECK(driver.module_get_function(&kernels[i].function, module, kernels[i].name));
     for (int i = 0; i < global_count; i++) {
@@ -223,10 +220,43 @@ void module_open(void)
             continue;
         }
         CU_CHECK(found);
+    }
+}
+
+static void *read_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        die(EXIT_CUDA, "cannot read %s: %s (rebuild: make)", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long bytes = ftell(f);
+    rewind(f);
+    void *data = malloc(bytes > 0 ? bytes : 1);
+    if (!data || bytes <= 0 || fread(data, 1, bytes, f) != (size_t)bytes)
+        die(EXIT_CUDA, "cannot read %s (rebuild: make)", path);
+    fclose(f);
+    return data;
+}
+
+void module_open(void)
+{
+    char path[PATH_MAX + 32];
+    part_path("kernels", path, sizeof path);
+    read_table(path);
+    part_path("fatbin", path, sizeof path);
+    set_activity("loading your kernels (%s)", path);
+    CUDA_CHECK(cudaFree(0));  // the runtime's context is current: the module loads into it
+    open_driver();
+    image = read_whole(path);
+    CU_CHECK(driver.module_load_data(&module, image));
+    module_find();
+    for (int i = 0; i < global_count; i++) {
+        module_global *g = &globals[i];
         g->initial = (unsigned char *)malloc(g->bytes ? g->bytes : 1);
         if (!g->initial)
             die(EXIT_CUDA, "out of host memory");
-        CU_CHECK(driver.memcpy_dtoh(g->initial, g->address, g->bytes));
+        if (g->bytes)
+            CU_CHECK(driver.memcpy_dtoh(g->initial, g->address, g->bytes));
         CUDA_CHECK(cudaMalloc(&g->initial_on_gpu, g->bytes ? g->bytes : 1));
         CUDA_CHECK(cudaMemcpy(g->initial_on_gpu, g->initial, g->bytes, cudaMemcpyHostToDevice));
     }
@@ -235,11 +265,12 @@ void module_open(void)
 
 const char *module_clocks(void) { return clocks; }
 
-void module_reset_globals(void)
+void module_reload(void)
 {
-    for (int i = 0; i < global_count; i++)
-        if (globals[i].bytes)
-            CU_CHECK(driver.memcpy_htod_async(globals[i].address, globals[i].initial, globals[i].bytes, 0));
+    CUDA_CHECK(cudaDeviceSynchronize());  // nothing of the last call's still running in it
+    CU_CHECK(driver.module_unload(module));
+    CU_CHECK(driver.module_load_data(&module, image));
+    module_find();
 }
 
 // Between the launches of one call, inside its timed span: a copy on the GPU,

@@ -74,11 +74,14 @@ typedef struct {
 // open_device. Exits 3, with what to do, if the module does not load.
 void module_open(void);
 
-// Every __device__ and __constant__ variable of the module back to its
-// initial content, on the default stream: before every call, so that no call
-// leaves work or state to the next. (plan_replay does the same between the
-// launches of a call.)
-void module_reset_globals(void);
+// The module loaded again, as the driver first loaded it: before every call,
+// outside any timed span, so that no call leaves work or state to the next
+// in any memory of the module's, whatever declares it (a __device__ or
+// __constant__ variable, a .global of inline PTX, printf's strings). Its
+// kernels' handles and variables' addresses change; the plans refer to the
+// kernels, not to the handles. (plan_replay resets the listed variables
+// between the launches of a call.)
+void module_reload(void);
 
 // "%clock64 in _Z6reduce...; ...": what the module's code reads of clocks or
 // of the SM it runs on; "" when nothing.
@@ -154,8 +157,8 @@ int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_cou
 
 // Run the call: its memsets and launches in order, on the default stream, on
 // these buffers, the module's variables reset before each launch after the
-// first. (The caller resets them before the first, outside any timed span:
-// module_reset_globals.)
+// first. (The caller loads the module again before the first, outside any
+// timed span: module_reload.)
 void plan_replay(const plan *p, const plan_region *regions);
 
 // The plan of contender c at the size and block at hand; NULL for a kernel

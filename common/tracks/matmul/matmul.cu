@@ -535,7 +535,7 @@ static bool check(const flow_point *at, const contender *c, bool guarded)
     prepare_check(at, buf);
     const plan *p = contender_plan(c, at);
     if (p)
-        module_reset_globals();
+        module_reload();
     call_multiply(c->kernel, p, buf->A, buf->B, buf->C, n, block);
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     CUDA_CHECK(cudaMemcpy(hC, buf->C, (count + buf->guard) * sizeof(float), cudaMemcpyDeviceToHost));
@@ -613,7 +613,7 @@ static void fresh_inputs(void *arg, int call)
     fill_on_gpu(r->B, count, r->seed, r->stream + 1);
     CUDA_CHECK(cudaMemsetAsync(r->C, POISON_BYTE, count * sizeof(float)));
     if (r->plan)
-        module_reset_globals();
+        module_reload();
 }
 
 // After each run of a contender, untimed: the same A and B drawn again (the

@@ -362,7 +362,7 @@ static bool check(const flow_point *at, const contender *c, bool guarded)
     prepare_check(at, guarded);
     const plan *p = contender_plan(c, at);
     if (p)
-        module_reset_globals();
+        module_reload();
     call_sum(c->kernel, p, guarded ? size.d_guarded : size.d_exact, n, block, size.d_work, size.work_ints, size.d_sum);
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     int got;
@@ -411,7 +411,7 @@ static void fresh_input(void *arg, int call)
     if (r->work_ints)
         CUDA_CHECK(cudaMemsetAsync(r->d_work, POISON_BYTE, r->work_ints * sizeof(int)));
     if (r->plan)
-        module_reset_globals();
+        module_reload();
 }
 
 // After each run, untimed: the exact sum of the run's data set, made now on
