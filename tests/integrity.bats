@@ -335,3 +335,16 @@ PTX
     assert_failure 1
     assert_line --regexp '^\.global launches in void reduce_unrolled<[0-9]+u>\(int const\*, int\*, unsigned int\): a variable declared inside a kernel.s inline PTX'
 }
+
+# The toolkit's headers define inline variables in every file that includes
+# them (nm's "u", unique symbols the linker makes one): data of the headers,
+# which the harness's own includes define too, never a finding.
+@test "integrity: libcu++ headers included in an honest file are clean" {
+    slow_test "a copy compiled"
+    need_solutions
+    file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/07-honest-libcuxx-include.patch")
+    sed -i 's|^#include <cuda/std/utility>.*|&\n#include <cuda/std/array>\n#include <cuda/std/tuple>\n#include <cuda/std/span>\n#include <cuda/std/functional>|' "$file"
+    grep -q '<cuda/std/span>' "$file" || fail "the test's edit did not apply"
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_success
+}
