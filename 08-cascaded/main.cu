@@ -55,6 +55,13 @@ void sum_cascaded(const int *d_in, unsigned int n, int block, int *d_work, int *
 // planner runs it as it runs yours; where nothing defines it (the
 // exercise), the harness leaves it out.
 void sum_vectorized(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
+// The solution's kernel with its warp's last sum in one instruction
+// (__reduce_add_sync) or written with cooperative groups (cg::reduce), in the
+// reference solution's beyond/warp_reduce.cu, linked into its program only:
+// where nothing defines them (the exercise), the pointers are NULL and the
+// harness leaves them out.
+void sum_redux(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
+void sum_cg_reduce(const int *d_in, unsigned int n, int block, int *d_work, int *d_sum) __attribute__((weak));
 
 static const step_kernel yours[] = {
     {.id = "cascaded", .label = "cascaded, grid sized to the GPU", .run = REDUCE_FN(sum_cascaded)},
@@ -62,6 +69,8 @@ static const step_kernel yours[] = {
 
 static const step_kernel beyond[] = {
     {.id = "vectorized", .label = "16-byte loads, warp shuffles", .run = REDUCE_FN(sum_vectorized)},
+    {.id = "redux", .label = "cascaded, warp sum __reduce_add_sync", .run = REDUCE_FN(sum_redux)},
+    {.id = "cg_reduce", .label = "cascaded, warp sum cg::reduce", .run = REDUCE_FN(sum_cg_reduce)},
 };
 
 // The kernel this step starts from (given above).
