@@ -13,11 +13,17 @@ __device__ __forceinline__ int warp_sum(int v)
     return v;
 }
 
+// The last warp's sum of block_sum, as a type: the shuffles of warp_sum.
+struct shuffle_warp_sum {
+    static __device__ __forceinline__ int of(int v) { return warp_sum(v); }
+};
+
 // Sums the v of the BLOCK threads of a block; thread 0 gets the total. The
 // tree is unrolled for a block size known at compile time, its last warp
-// summed with shuffles. `partial` is BLOCK ints of shared memory. Every
-// thread of the block must call it: it holds __syncthreads().
-template <unsigned int BLOCK>
+// summed by WARP_SUM::of (the shuffles, unless a kernel past the lesson
+// names another). `partial` is BLOCK ints of shared memory. Every thread of
+// the block must call it: it holds __syncthreads().
+template <unsigned int BLOCK, class WARP_SUM = shuffle_warp_sum>
 __device__ __forceinline__ int block_sum(int v, int *partial)
 {
     unsigned int tid = threadIdx.x;
@@ -47,7 +53,7 @@ __device__ __forceinline__ int block_sum(int v, int *partial)
         v = partial[tid];
         if (BLOCK >= 64)
             v += partial[tid + 32];
-        v = warp_sum(v);
+        v = WARP_SUM::of(v);
     }
     return v;
 }

@@ -31,7 +31,8 @@
 namespace cg = cooperative_groups;
 
 // The warp stages: the 32 lanes of a warp each hold a v; lane 0 gets their
-// sum (these two give it to every lane). All 32 lanes must call them.
+// sum (these two give it to every lane), as block_sum's WARP_SUM. All 32
+// lanes must call them.
 struct redux_sum {
     static __device__ __forceinline__ int of(int v)
     {
@@ -53,43 +54,6 @@ struct cg_sum {
 
 enum { LOADS_PER_TRIP = 4 };  // as in cascaded.cu
 
-// block_sum<BLOCK> (block_sum.cuh), its last warp summed by WARP_SUM::of
-// instead of warp_sum: the same shared-memory levels, the same barriers.
-template <unsigned int BLOCK, class WARP_SUM>
-__device__ __forceinline__ int block_sum_with(int v, int *partial)
-{
-    unsigned int tid = threadIdx.x;
-    partial[tid] = v;
-    __syncthreads();
-    if (BLOCK >= 1024) {
-        if (tid < 512)
-            partial[tid] += partial[tid + 512];
-        __syncthreads();
-    }
-    if (BLOCK >= 512) {
-        if (tid < 256)
-            partial[tid] += partial[tid + 256];
-        __syncthreads();
-    }
-    if (BLOCK >= 256) {
-        if (tid < 128)
-            partial[tid] += partial[tid + 128];
-        __syncthreads();
-    }
-    if (BLOCK >= 128) {
-        if (tid < 64)
-            partial[tid] += partial[tid + 64];
-        __syncthreads();
-    }
-    if (tid < 32) {
-        v = partial[tid];
-        if (BLOCK >= 64)
-            v += partial[tid + 32];
-        v = WARP_SUM::of(v);
-    }
-    return v;
-}
-
 // reduce_cascaded of cascaded.cu, line for line, but for the block's sum.
 template <unsigned int BLOCK, class WARP_SUM>
 __device__ __forceinline__ void cascaded_with(const int *in, int *sum, unsigned int n, int *partial)
@@ -103,7 +67,7 @@ __device__ __forceinline__ void cascaded_with(const int *in, int *sum, unsigned 
     for (; i < n; i += BLOCK)
         v += in[i];
 
-    v = block_sum_with<BLOCK, WARP_SUM>(v, partial);
+    v = block_sum<BLOCK, WARP_SUM>(v, partial);  // block_sum.cuh, its last warp summed by WARP_SUM::of
     if (tid == 0)
         atomicAdd(sum, v);
 }
