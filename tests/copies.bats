@@ -18,7 +18,7 @@ COPIES='
 05-reduction-sequential/main.cu reduce_interleaved_strided | solutions/04-reduction-interleaved/reduction_interleaved.cu reduce_interleaved_strided | -
 06-reduction-direct/main.cu reduce_sequential | solutions/05-reduction-sequential/reduction_sequential.cu reduce_sequential | -
 common/tracks/reduction/block_sum.cuh warp_sum | solutions/07-unrolled/unrolled.cu warp_sum | FULL_WARP=>0xffffffffu
-common/tracks/reduction/block_sum.cuh block_sum if (BLOCK >= 1024)..v = warp_sum(v); | solutions/07-unrolled/unrolled.cu reduce_unrolled if (BLOCK >= 1024)..v = warp_sum(v); | -
+common/tracks/reduction/block_sum.cuh block_sum if (BLOCK >= 1024)..v = WARP_SUM::of(v); | solutions/07-unrolled/unrolled.cu reduce_unrolled if (BLOCK >= 1024)..v = warp_sum(v); | warp_sum(v)=>WARP_SUM::of(v)
 08-cascaded/main.cu reduce_unrolled __shared__..v += in[i + BLOCK]; | solutions/07-unrolled/unrolled.cu reduce_unrolled __shared__..v += in[i + BLOCK]; | -
 '
 
