@@ -7,7 +7,8 @@
 #   hidden<TAB>name=NAME<TAB>function=FUNCTION         a .global or .const declared inside a
 #                                                     function (inline PTX): memory that
 #                                                     outlives a launch under a name that
-#                                                     ptxas changes, which no reset can find
+#                                                     ptxas changes, which no copy between
+#                                                     launches can find (the program refuses it)
 #   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's id, the
 #                                                     launch's (%gridid) or a performance counter, or
 #                                                     keeps memory between launches (register=malloc)
