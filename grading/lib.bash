@@ -130,7 +130,9 @@ grade_build() {
     [ "${GRADE_SOLUTIONS:-0}" = 1 ] && target=solution
     record build "fail"  # until shown otherwise
     if [ -f "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED" ]; then
-        fail "not built: $(cat "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED")" || return
+        # (The mark stays until the next hand-in is taken: said, for a
+        # grading in a copy that a --hand-in once filled.)
+        fail "not built: $(cat "$WORKBOOK_DIR/$STEP/HAND-IN-REFUSED") (the hand-in's mark, $STEP/HAND-IN-REFUSED: remove it to grade the file this copy holds)" || return
     fi
     file=$(learner_file) || { fail "cannot tell which file of $STEP to build"; return; }
     why=$(why_refused "$file")
