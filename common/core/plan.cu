@@ -54,7 +54,6 @@ static struct {
     decltype(&cuModuleGetFunction) module_get_function;
     decltype(&cuModuleGetGlobal) module_get_global;
     decltype(&cuMemcpyDtoH) memcpy_dtoh;
-    decltype(&cuMemcpyHtoDAsync) memcpy_htod_async;
     decltype(&cuMemsetD8Async) memset_d8_async;
     decltype(&cuFuncGetAttribute) func_get_attribute;
     decltype(&cuFuncSetAttribute) func_set_attribute;
@@ -83,7 +82,6 @@ static void open_driver(void)
     DRIVER_CALL(module_get_function, "cuModuleGetFunction");
     DRIVER_CALL(module_get_global, "cuModuleGetGlobal_v2");
     DRIVER_CALL(memcpy_dtoh, "cuMemcpyDtoH_v2");
-    DRIVER_CALL(memcpy_htod_async, "cuMemcpyHtoDAsync_v2");
     DRIVER_CALL(memset_d8_async, "cuMemsetD8Async");
     DRIVER_CALL(func_get_attribute, "cuFuncGetAttribute");
     DRIVER_CALL(func_set_attribute, "cuFuncSetAttribute");
