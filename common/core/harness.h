@@ -82,6 +82,7 @@ typedef struct {
     bool facts;       // --facts: the track's facts, then nothing else
     unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all
     const char *plans_in, *plans_out;  // --plans FILE, --write-plans FILE (plan.h)
+    long long watch;  // --watch K: the timed round K % reps is the watched one (-1: none)
 } options;
 
 // Which blocks a program accepts (-b), and the one it uses without -b.
