@@ -201,13 +201,15 @@ plans_file() { echo "$(verdict_dir)/plans"; }
 # sanitize's, SANITIZE_RUNS in common/step.mk), the first with two more of
 # the correctness tests' sizes, no larger than its own, and one more of the
 # step's blocks, drawn from GRADE_SEED: a file cannot tell which of its
-# checked configurations will be watched. Kept for the grading, as the plans
-# are made for them.
+# checked configurations will be watched. Where make sanitize checks the
+# timed size (its other lines), the grader watches the timed run itself
+# instead, its watched round, under the tools that line names. Kept for the
+# grading, as the plans are made for them.
 sanitize_runs() {
     local file
     file=$(verdict_dir)/sanitize-runs
     if [ ! -s "$file" ]; then
-        local first rest sizes blocks block pool
+        local first rest sizes blocks block pool line
         { read -r first; rest=$(cat); } < <(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
         [[ $first == *" -n "*" -b "* ]] || { echo "$STEP: make print-sanitize-args gave no run with -n and -b: '$first'" >&2; return 1; }
         sizes=$(option_of -n "$first")
@@ -219,9 +221,46 @@ sanitize_runs() {
         block=$(step_setting blocks | tr ',' '\n' | awk -v have="$blocks" 'BEGIN { n = split(have, h, ","); for (i = 1; i <= n; i++) seen[h[i]] = 1 }
             { b = $1; if (b !~ /x/ && have ~ /x/) b = b "x" b } !seen[b]' | draw 1)
         mkdir -p "$(verdict_dir)"
-        { echo "${first%%-n *}-n ${sizes%,} -b $blocks${block:+,$block}"; [ -z "$rest" ] || echo "$rest"; } >"$file"
+        { echo "${first%%-n *}-n ${sizes%,} -b $blocks${block:+,$block}"
+            [ -z "$rest" ] || while read -r line; do
+                watched_line "$line"
+            done <<<"$rest"; } >"$file"
     fi
     cat "$file"
+}
+
+# The watched round of this grading's timed run (the program's --watch):
+# drawn from GRADE_SEED and kept for the grading. The run that is credited
+# (the speed test's, timed_run) and the runs that watch it (the lesson's
+# profile, the sanitizers' timed run) are one command, so that a kernel
+# cannot tell them apart by what it is asked or by the calls before: the
+# tools look at that round only (common/core/harness.cu, watch_round).
+watch_round() {
+    local file
+    file=$(verdict_dir)/watch-round
+    if [ ! -s "$file" ]; then
+        mkdir -p "$(verdict_dir)"
+        awk -v seed="${GRADE_SEED:-$RANDOM$RANDOM}" 'BEGIN { srand(seed % 2147483647 + 1); print int(rand() * 1000000) }' >"$file"
+    fi
+    cat "$file"
+}
+timed_run() { echo "$(step_setting timed) --watch $(watch_round)"; }
+
+# watched_line LINE: make sanitize's run at the timed size (LINE, --check
+# there), as the grader makes it: its tools on the watched round of the timed
+# run itself -- but initcheck, which takes memory that the kernels it does not
+# check wrote for unwritten (on an H200 it found the copy of a 268 MB input
+# that the program's own kernel had filled uninitialized): initcheck keeps
+# make's run.
+watched_line() {
+    local tools="memcheck racecheck synccheck initcheck" args=$1 watched
+    if [[ $args == --tools\ * ]]; then
+        tools=$(option_of --tools "$args" | tr ',' ' ')
+        args=${args#--tools * }
+    fi
+    watched=$(tr ' ' '\n' <<<"$tools" | grep -vx initcheck | paste -sd, -)
+    [ -z "$watched" ] || echo "--tools $watched $(timed_run)"
+    [[ " $tools " != *" initcheck "* ]] || echo "--tools initcheck $args"
 }
 
 # option_of OPTION ARGS: the value of OPTION (-n, -b) in a line of options.
@@ -259,7 +298,7 @@ step_configurations() {
             esac
             previous=$word
         done
-    done < <(step_setting timed; step_setting lesson_run; step_setting audit_run; sanitize_runs)
+    done < <(step_setting timed; step_setting audit_run; sanitize_runs)
     printf -- '-n %s -b %s\n' "$(printf '%s\n' "${sizes[@]}" | awk '!seen[$0]++' | paste -sd, -)" \
         "$(printf '%s\n' "${blocks[@]}" | awk '!seen[$0]++' | paste -sd, -)"
 }
@@ -289,7 +328,7 @@ plans_ready() {
 }
 
 # A line of a record: its kind, then a tab (common/tools/records.awk).
-RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding)\t'
+RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding|watch)\t'
 
 # run_program ARGS...: run the step's program under timeout, its records
 # going to a file of this test's; sets status, output (what the program
@@ -489,7 +528,7 @@ grade_check() {
 grade_check_timed() {
     require_build || return
     # shellcheck disable=SC2046
-    LOCK=alone run_program $(step_setting timed)
+    LOCK=alone run_program $(timed_run)
     record check-timed fail  # until shown otherwise
     triage_exit check-timed || return
     note_gpu
@@ -715,16 +754,14 @@ kernel_bare_name() {
 }
 
 # grade_lesson: does the graded kernel show the step's idea on the counter
-# that measures it? Nsight Compute profiles the timed run's own size, block
-# and flow, shortened (the step's lesson_run: --only start,yours -r 1), in
-# which the starting kernel and the learner's are each called the same number
-# of times (the checks, the warm-up, a repetition, the check after the
-# refill), and the counter is
-# read over every launch of each: a call's levels and any other launch count
-# alike, so that no launch can stand in for the others. The learner's kernel
+# that measures it? Nsight Compute profiles the timed run itself -- the
+# command the speed test credits, timed_run -- in its watched round only,
+# drawn per grading, in which the starting kernel and the learner's are each
+# called once, and the counter is read over every launch of each call: a
+# call's levels and any other launch count alike, so that no launch can
+# stand in for the others. The learner's kernel
 # is the one the launch audit names (audit's kernel=), among the kernels of
 # the learner's module. The step's entry in the manifest sets:
-#   lesson_run     the program's options for that run
 #   lesson_start   the starting kernel's function name
 #   lesson_metric  what is compared (see lesson_value): less is better
 #   lesson_what    what the figure counts, for the message
@@ -755,8 +792,8 @@ grade_lesson() {
     for try in 1 2; do
         # shellcheck disable=SC2046
         run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
-            --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" \
-            ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(step_setting lesson_run)
+            --profile-from-start off --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" \
+            ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run)
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
@@ -814,9 +851,9 @@ grade_lesson() {
 # comes near cuBLAS (step 08's solution: 95% on an H100).
 : "${PCT_PLAUSIBLE:=150}"
 
-# Launches ncu profiles in the lesson's run at most: an honest one makes
-# about 60 (the checks, the warm-up, a repetition and the check after the
-# refill, each a call of a few launches, and the inputs' own kernels).
+# Launches ncu profiles in the lesson's run at most: an honest watched round
+# makes about 30 (a call of each timed kernel, of a few launches each, and
+# the inputs' and the cache flush's own kernels).
 : "${LESSON_LAUNCHES:=400}"
 
 # Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
@@ -827,6 +864,44 @@ grade_lesson() {
 # learner's program at the step's small sizes (its Makefile's SANITIZE_SIZES
 # and SANITIZE_BLOCKS), so that a file clean there is clean here. A race can
 # give the right sum on every run; these tools see it anyway.
+# The sanitizers' options that check the watched round of the timed run
+# only, from the credited run's own record of it (grade_check_timed): the
+# learner's kernels, by name; their launches before the round skipped; the
+# round's checked. A kernel of the module named as one of the program's own
+# would be counted where the program does not count it: it is refused, with
+# what to do. Prints the reason and fails where it cannot be done.
+sanitize_watch_args() {
+    local watch skip count names clash
+    watch=$(grep -m 1 $'^watch\t' "$(verdict_dir)/timed.records" 2>/dev/null) ||
+        { echo "the timed run recorded no watched round (see its correctness test)"; return 1; }
+    skip=$(record_field "$watch" skip)
+    count=$(record_field "$watch" count)
+    [[ $skip =~ ^[0-9]+$ && $count =~ ^[1-9][0-9]*$ ]] ||
+        { echo "the timed run's watched round launched none of your kernels (skip=$skip count=$count)"; return 1; }
+    names=$(module_kernels | sort -u)
+    [ -n "$names" ] || { echo "the table of your module's kernels is empty"; return 1; }
+    clash=$(comm -12 <(printf '%s\n' "$names") <(nm --defined-only "$(program_path)" 2>/dev/null | awk '{ print $NF }' | sort -u))
+    if [ -n "$clash" ]; then
+        echo "a kernel of yours has the name and parameters of one of the program's own kernels, so the sanitizers cannot tell its launches from the program's: rename it ($(while read -r k; do kernel_base_name "$k"; done <<<"$clash" | paste -sd, -))"
+        return 1
+    fi
+    printf -- '--launch-skip %s --launch-count %s' "$skip" "$count"
+    printf -- ' --kernel-name kne=%s' $names
+    echo
+}
+
+# The program's options that end the sanitizers' timed run with its watched
+# round: the rounds up to it are those of the credited run, call for call,
+# and what would follow cannot change what a kernel did before (the tools
+# slow every launch of the run down, checked or not: 0.2 to 1 s a round of
+# a reduction step on an H200).
+sanitize_watch_rounds() {
+    local round
+    round=$(record_field "$(grep -m 1 $'^watch\t' "$(verdict_dir)/timed.records")" round)
+    [[ $round =~ ^[0-9]+$ ]] || return 1
+    echo "-r $((round + 1))"
+}
+
 grade_sanitize() {
     require_build || return
     require_correct sanitize sanitized || return
@@ -858,17 +933,25 @@ grade_sanitize() {
     # make sanitize's order, as one after another: the first run that
     # reports problems is the verdict's. The verdict names every tool that
     # ran (tools=), or those that reported problems (reported=).
+    # The timed run's line checks its watched round only (sanitize_runs).
+    local watch_args="" watch_rounds=""
+    if grep -q -- ' --watch ' <<<"$runs "; then
+        watch_args=$(sanitize_watch_args) || { fail "not run: $watch_args"; return; }
+        watch_rounds=$(sanitize_watch_rounds) || { fail "not run: the timed run's watched round has no number"; return; }
+    fi
     local clean="" dir=$BATS_TEST_TMPDIR/sanitize count=0 i
-    local -a pids=()
+    local -a pids=() watched=()
     mkdir -p "$dir"
     while read -r args; do
         [ -n "$args" ] || continue
         count=$((count + 1))
+        watched=()
+        [[ " $args " != *" --watch "* ]] || { watched=(--tool-args "$watch_args"); args="$args $watch_rounds"; }
         printf '%s\n' "$args" >"$dir/$count.args"
         {
             # shellcheck disable=SC2086
             on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-                "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
+                "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together "${watched[@]}" $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
                 --plans "$(plans_file)" >"$dir/$count.out" 2>&1
             echo $? >"$dir/$count.status"
         } &

@@ -215,3 +215,41 @@ load grading-helpers
     [ ! -e "$GRADE_RESULTS/04/no-gpu" ] || fail "a kernel's printf marked the grading as done without a GPU"
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=pass yours=20 start=45 factor=2.0 thresholds=thresholds.conf
 }
+
+@test "the lesson profiles the watched round of the very command the timed run is credited for" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    export FAKE_LOG=$BATS_TEST_TMPDIR/calls
+    # The timed run (its correctness test), then the lesson's profile of it.
+    FAKE_OUTPUT='summary\truns=6\twrong=0\tresult=correct\n' run grade_check_timed
+    assert_success
+    FAKE_CSV=$(lesson_csv 220 80)
+    cat >"$TOOLS/ncu" <<'SCRIPT'
+#!/usr/bin/env bash
+echo "$*" >"$FAKE_LOG.ncu"
+while [ $# -gt 0 ]; do [ "$1" = --log-file ] && { printf '%b' "$FAKE_CSV" >"$2"; shift; }; shift; done
+SCRIPT
+    run grade_lesson
+    assert_success
+    local timed
+    timed=$(grep -v -- --write-plans "$FAKE_LOG" | head -n 1)
+    [[ $timed == *" --watch "* ]] || fail "the timed run names no watched round: $timed"
+    # ncu profiles from cudaProfilerStart only (the watched round), and the
+    # program it starts is asked what the timed run was asked, word for word.
+    run cat "$FAKE_LOG.ncu"
+    assert_output --partial -- "--profile-from-start off"
+    assert_output --partial -- "$(program_path) "
+    assert_equal "${output##*--plans $(plans_file) }" "${timed##*--plans $(plans_file) }"
+}
+
+@test "the watched round is drawn from the grading's seed, the same for every run of a grading" {
+    use_fake_step
+    GRADE_SEED=11
+    local one two
+    one=$(watch_round)
+    [ "$(watch_round)" = "$one" ] || fail "a second ask gave another round"
+    GRADE_RESULTS=$BATS_TEST_TMPDIR/other GRADE_SEED=12
+    two=$(watch_round)
+    [ "$one" != "$two" ] || fail "seeds 11 and 12 drew the same round $one"
+}

@@ -38,7 +38,7 @@ load grading-helpers
 
 @test "every lesson test names a metric the profile shows, a starting kernel, and a factor" {
     source "$WORKBOOK_DIR/grading/lib.bash"
-    keys=(lesson lesson_title lesson_run lesson_start lesson_metric lesson_what lesson_fix)
+    keys=(lesson lesson_title lesson_start lesson_metric lesson_what lesson_fix)
     checked=0
     for step in $(manifest_steps); do
         # A step with any of the lesson's keys has a lesson test (its title

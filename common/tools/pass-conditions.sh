@@ -85,13 +85,20 @@ speed="$speed; the defaults: \`make calibrate\` may write this GPU's own"
 # The sanitizer test's runs, a run a line of make print-sanitize-args.
 # A run that names its tools (--tools a,b) runs those; the others, all four.
 all_tools=$(sed -n 's/^tools="\(.*\)"$/\1/p' "$here/sanitize.sh")
+# Where make sanitize checks the timed size (its later lines), the grader
+# watches a round of the timed run itself (grading/lib.bash, sanitize_runs).
 sanitize_runs=$(make_value "$root/$step" print-sanitize-args | while read -r args; do
     tools=$all_tools
     if [[ $args == --tools\ * ]]; then
         read -r _ tools args <<<"$args"
         tools=${tools//,/ }
     fi
-    echo "$(commas $tools) in \`$args\`"
+    if [ -z "${first_done:-}" ]; then
+        echo "$(commas $tools) in \`$args\`"
+        first_done=1
+    else
+        echo "$(commas $tools) in one round of the timed run (\`$(field timed)\`), drawn per grading"
+    fi
 done | paste -sd';' | sed 's/;/, and /g')
 
 # The total, as the report counts it: a correctness test per block, and one
@@ -112,7 +119,7 @@ echo "| correct with block B ($(commas $blocks)) | right at $sizes_text (the che
 echo "| correct when timed | every run of the timed run (\`$timed\`) is right | $(points correct) |"
 echo "| faster than its starting kernel | $speed | $(points speed) |"
 if [ -n "$(field lesson)" ]; then
-    echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in a profiled run (\`$(field lesson_run)\`) | $(points lesson) |"
+    echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`), drawn per grading, under ncu | $(points lesson) |"
 fi
 echo "| clean under compute-sanitizer | nothing found by $sanitize_runs | $(points sanitize) |"
 echo "| integrity of your file | its host code only launches its kernels (\`grading/integrity $program.cu\`) | $(points integrity) |"
