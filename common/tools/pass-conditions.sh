@@ -86,7 +86,8 @@ speed="$speed; the defaults: \`make calibrate\` may write this GPU's own"
 # A run that names its tools (--tools a,b) runs those; the others, all four.
 all_tools=$(sed -n 's/^tools="\(.*\)"$/\1/p' "$here/sanitize.sh")
 # Where make sanitize checks the timed size (its later lines), the grader
-# watches a round of the timed run itself (grading/lib.bash, sanitize_runs).
+# watches a round of the timed run itself (grading/lib.bash, sanitize_runs),
+# initcheck excepted.
 sanitize_runs=$(make_value "$root/$step" print-sanitize-args | while read -r args; do
     tools=$all_tools
     if [[ $args == --tools\ * ]]; then
@@ -96,8 +97,10 @@ sanitize_runs=$(make_value "$root/$step" print-sanitize-args | while read -r arg
     if [ -z "${first_done:-}" ]; then
         echo "$(commas $tools) in \`$args\`"
         first_done=1
-    else
-        echo "$(commas $tools) in one round of the timed run (\`$(field timed)\`), drawn per grading"
+    else  # initcheck keeps make's run (grading/lib.bash, watched_line)
+        watched=$(tr ' ' '\n' <<<"$tools" | grep -vx initcheck | paste -sd' ' -)
+        [ -z "$watched" ] || echo "$(commas $watched) in one round of the timed run (\`$(field timed)\`), drawn per grading"
+        [[ " $tools " != *" initcheck "* ]] || echo "initcheck in \`$args\`"
     fi
 done | paste -sd';' | sed 's/;/, and /g')
 
