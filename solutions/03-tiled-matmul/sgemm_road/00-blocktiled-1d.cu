@@ -19,7 +19,8 @@
 // copies one float of A's 64x8 tile and one of B's 8x64 tile per trip:
 // 4 KB of shared memory per block. A warp (32 consecutive threads, all in
 // one row of threads) reads 32 consecutive words of b_tile -- all 32 banks
-// once -- and one address of a_tile at a time, a broadcast: no conflicts.
+// once -- and the same 16 bytes of a_tile in every lane, a broadcast: no
+// conflicts. Its stores to the tiles are 32 consecutive words too.
 //
 // What it costs: registers. Eight accumulators and the values of A in
 // flight are more than the tiled kernel's one sum, and a block of 512
