@@ -37,10 +37,12 @@ static const step_kernel yours[] = {
 };
 
 // Past the lesson: the road towards cuBLAS, in the reference solution's
-// sgemm_road/ (a file per stage; its README section says what each adds).
+// sgemm_road/ (a file per stage; its README section says what each adds),
+// from stage 0, a column of C per thread, the step between yours and stage 1.
 // Only the reference solution defines them. The weak declarations let this
 // harness link without them: the pointers are then NULL, and the harness
 // leaves them out.
+void run_sgemm_blocktiled_1d(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 void run_sgemm_blocked(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 void run_sgemm_vectorized(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 void run_sgemm_warptiled(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
@@ -51,6 +53,7 @@ void run_sgemm_shaped(const float *A, const float *B, float *C, int n, block_sha
 void run_sgemm_split_k(const float *A, const float *B, float *C, int n, block_shape block) __attribute__((weak));
 
 static const step_kernel beyond[] = {
+    {.id = "blocktiled_1d", .label = "0. 1D blocktiling, 8 per thread", .run = MATMUL_FN(run_sgemm_blocktiled_1d)},
     {.id = "blocked", .label = "1. register blocking, 8x8 per thread", .run = MATMUL_FN(run_sgemm_blocked)},
     {.id = "vectorized", .label = "2. 16-byte loads", .run = MATMUL_FN(run_sgemm_vectorized)},
     {.id = "warptiled", .label = "3. warp tiling", .run = MATMUL_FN(run_sgemm_warptiled)},

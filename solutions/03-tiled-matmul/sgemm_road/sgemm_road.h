@@ -1,13 +1,16 @@
 // sgemm_road.h: past step 03 -- the road from register blocking towards
 // cuBLAS, a file per stage; this header holds what the stages share.
 //
-// Seven stages, one idea each, in plain fp32 FMAs (no tensor cores, no
-// TF32). All compute C = A * B for row-major n x n matrices, for every n >= 1.
-// Each ignores `block` and picks its own. Stages 1 to 5 are a kernel each;
-// stages 6 and 7 run one more, stage 5's made a template over its tile and
-// a slice of k, and pick the tile (6) and the slices (7) by the matrices' size.
+// Eight stages, 0 to 7, one idea each, in plain fp32 FMAs (no tensor cores,
+// no TF32). All compute C = A * B for row-major n x n matrices, for every
+// n >= 1. Each ignores `block` and picks its own. Stage 0 is the step from
+// step 03's kernel to stage 1: a column of outputs per thread, not yet a
+// patch. Stages 0 to 5 are a kernel each; stages 6 and 7 run one more,
+// stage 5's made a template over its tile and a slice of k, and pick the
+// tile (6) and the slices (7) by the matrices' size.
 //
-//   01-blocked.cu ... 07-split-k.cu   a stage each: its kernel, its comment
+//   00-blocktiled-1d.cu ... 07-split-k.cu
+//                                     a stage each: its kernel, its comment
 //                                     (what it adds over the stage before,
 //                                     and why), and the host function that
 //                                     main.cu lists in `beyond`
@@ -32,6 +35,8 @@
 //   5. tuned: 128x256 tiles, block order       24.1    33.3    91.0    77.6    90.1
 //   6. the tile chosen by N                    56.4    79.2    91.6    88.1    90.7
 //   7. split-k where the tiles are few        106.2   103.8    91.7    96.2    90.7
+//
+// Stage 0 came after this sweep: 03's README has its figures.
 //
 // Stage 2 is slower than stage 1 at N = 4096, and its wide loads bring bank
 // conflicts (see 02-vectorized.cu), which stage 3 removes. 03's README has
