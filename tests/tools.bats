@@ -296,25 +296,6 @@ FAKE
     refute_output --regexp 'flush_l2|abs_copy|count_off_elements|audit_marker|999'
 }
 
-# An ncu that profiles two kernels for the metrics it is asked for (--metrics),
-# each figure the metric's place in the list, as a raw page (see above).
-fake_ncu_for_metrics() {
-    mkdir -p "$1"
-    cat >"$1/ncu" <<'FAKE'
-#!/bin/bash
-while [ $# -gt 0 ]; do case $1 in --log-file) log=$2; shift 2 ;; --metrics) metrics=$2; shift 2 ;; *) shift ;; esac; done
-IFS=, read -ra wanted <<<"$metrics"
-{
-    printf '"ID","Process ID","Kernel Name"'; printf ',"%s"' "${wanted[@]}"; echo
-    printf '"","",""'; printf ',""%.0s' "${wanted[@]}"; echo
-    for kernel in 'reduce_direct(const int *, int *, unsigned int)' 'void matmul_tiled<32>(const float *, const float *, float *, int)'; do
-        printf '"0","1","%s"' "$kernel"; for i in "${!wanted[@]}"; do printf ',"%s.25"' "$((i + 1))"; done; echo
-    done
-} >"$log"
-FAKE
-    chmod +x "$1/ncu"
-}
-
 @test "make profile heads each warp-stall metric with what it counts, in words, and no other metric" {
     fake_ncu_for_metrics "$BATS_TEST_TMPDIR/bin"
     local stall=smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
