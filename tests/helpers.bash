@@ -118,3 +118,25 @@ assert_verdict() {
         fi
     done
 }
+
+# fake_ncu_for_metrics DIR: DIR/ncu, an ncu that profiles two kernels for the
+# metrics it is asked for (--metrics) and writes them as Nsight Compute's raw
+# page (--log-file): a header, a units row, a row per launch; each figure is
+# the metric's place in the list plus a quarter. For make profile's table
+# (common/tools/profile.sh, with CUDA_BIN=DIR/).
+fake_ncu_for_metrics() {
+    mkdir -p "$1"
+    cat >"$1/ncu" <<'FAKE'
+#!/bin/bash
+while [ $# -gt 0 ]; do case $1 in --log-file) log=$2; shift 2 ;; --metrics) metrics=$2; shift 2 ;; *) shift ;; esac; done
+IFS=, read -ra wanted <<<"$metrics"
+{
+    printf '"ID","Process ID","Kernel Name"'; printf ',"%s"' "${wanted[@]}"; echo
+    printf '"","",""'; printf ',""%.0s' "${wanted[@]}"; echo
+    for kernel in 'reduce_direct(const int *, int *, unsigned int)' 'void matmul_tiled<32>(const float *, const float *, float *, int)'; do
+        printf '"0","1","%s"' "$kernel"; for i in "${!wanted[@]}"; do printf ',"%s.25"' "$((i + 1))"; done; echo
+    done
+} >"$log"
+FAKE
+    chmod +x "$1/ncu"
+}

@@ -347,3 +347,54 @@ readme_copy() {
     run profile_figure_problems "$copy"
     assert_output ''
 }
+
+@test "make readme-figures writes make profile's stall reasons between the README's stall question and its reading, and again changes nothing" {
+    local copy=$BATS_TEST_TMPDIR/workbook results=$BATS_TEST_TMPDIR/results step number readme table shown=0
+    mkdir -p "$copy" "$results"
+    cp -r "$WORKBOOK_DIR/README.md" "$WORKBOOK_DIR/common" "$copy/"
+    for readme in "$WORKBOOK_DIR"/[0-9][0-9]-*/README.md; do
+        mkdir -p "$copy/$(basename "$(dirname "$readme")")"
+        cp "$readme" "$(dirname "$readme")/Makefile" "$copy/$(basename "$(dirname "$readme")")/"
+    done
+    cp "$WORKBOOK_DIR/tests/fixtures/bench-h100.log" "$results/bench.log"
+    # Each step that shows stall reasons: its make profile output, as
+    # profile.sh prints it for the metrics of its steps.conf entry, headed
+    # as the Makefile heads it.
+    fake_ncu_for_metrics "$BATS_TEST_TMPDIR/bin"
+    for step in $(manifest_steps); do
+        [[ $(step_field "$step" profile) == *smsp__average_warps_issue_stalled_* ]] || continue
+        [ -f "$copy/$step/README.md" ] || continue
+        number=${step%%-*}
+        table=$(CUDA_BIN="$BATS_TEST_TMPDIR/bin/" "$WORKBOOK_DIR/common/tools/profile.sh" "$(step_field "$step" profile)" /bin/true) ||
+            fail "$step: profile.sh failed: $table"
+        printf 'Measured by `make profile SOLUTIONS=1 EX=%s` on Fake GPU, 2026-01-01:\n%s\n' "$number" "$table" >"$results/profile-$number.txt"
+    done
+    run "$copy/common/tools/readme-figures.sh" "$results/bench.log" "$copy"
+    assert_success
+    for step in $(manifest_steps); do
+        [ -f "$results/profile-${step%%-*}.txt" ] || continue
+        number=${step%%-*} readme=$copy/$step/README.md
+        shown=$((shown + 1))
+        # The block holds the stall reasons in words, and the kernels' figures.
+        run sed -n "/^<!-- profile:$number -->$/,/^<!-- \/profile -->$/p" "$readme"
+        assert_line "Measured by \`make profile SOLUTIONS=1 EX=$number\` on Fake GPU, 2026-01-01:"
+        assert_line 'smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio'
+        assert_line --regexp '^  \(stall reason "long scoreboard", cycles per issued instruction: waiting for the data of a global'
+        assert_line --partial '  (cycles from one instruction of a warp to its next'
+        # The question stands before the block, and its reading after it.
+        awk -v number="$number" '
+            /^\*\*Predict, then measure: the stall reasons\.\*\*/ { asked = NR }
+            $0 == "<!-- profile:" number " -->" { block = NR }
+            /^\*\*The stall reasons, read\.\*\*/ { read = NR }
+            END { exit !(asked && block && read && asked < block && block < read) }' "$readme" ||
+            fail "$step: its README does not ask about the stall reasons before the profile block and read them after it"
+    done
+    [ "$shown" -ge 1 ] || fail "no step shows stall reasons"
+    # Run again on the same outputs: every README stays as it is.
+    cp -r "$copy" "$BATS_TEST_TMPDIR/before"
+    run "$copy/common/tools/readme-figures.sh" "$results/bench.log" "$copy"
+    assert_success
+    diff -r "$BATS_TEST_TMPDIR/before" "$copy"
+    run profile_figure_problems "$copy"
+    assert_output ''
+}

@@ -296,6 +296,57 @@ FAKE
     refute_output --regexp 'flush_l2|abs_copy|count_off_elements|audit_marker|999'
 }
 
+@test "make profile heads each warp-stall metric with what it counts, in words, and no other metric" {
+    fake_ncu_for_metrics "$BATS_TEST_TMPDIR/bin"
+    local stall=smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    local unknown=smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio
+    local table
+    run env CUDA_BIN="$BATS_TEST_TMPDIR/bin/" "$WORKBOOK_DIR/common/tools/profile.sh" \
+        "smsp__inst_executed.sum,$stall,smsp__average_warp_latency_per_inst_issued.ratio,$unknown" /bin/true
+    assert_success
+    table=$output
+    # The heading, its words, then a row per kernel with the metric's own figure.
+    run grep -A3 -x "$stall" <<<"$table"
+    assert_line --index 1 '  (stall reason "long scoreboard", cycles per issued instruction: waiting for the data of a global or local memory access (L1TEX))'
+    assert_line --index 2 --regexp '^  reduce_direct +2\.25$'
+    assert_line --index 3 --regexp '^  void matmul_tiled<32> +2\.25$'
+    run grep -A2 -x smsp__average_warp_latency_per_inst_issued.ratio <<<"$table"
+    assert_line --index 1 --partial '  (cycles from one instruction of a warp to its next'
+    assert_line --index 2 --regexp '^  reduce_direct +3\.25$'
+    # A reason without words of its own is still named as one, and said no more of.
+    run grep -A1 -x "$unknown" <<<"$table"
+    assert_line --index 1 '  (stall reason "tex throttle", cycles per issued instruction)'
+    # Any other metric: its name, then its rows at once.
+    run env CUDA_BIN="$BATS_TEST_TMPDIR/bin/" "$WORKBOOK_DIR/common/tools/profile.sh" smsp__inst_executed.sum /bin/true
+    run grep -A1 -x smsp__inst_executed.sum <<<"$output"
+    assert_line --index 1 --regexp '^  reduce_direct +1\.25$'
+}
+
+@test "every stall reason that a step's make profile shows is said in words, beside the total it is part of" {
+    fake_ncu_for_metrics "$BATS_TEST_TMPDIR/bin"
+    local step metrics stalls total=smsp__average_warp_latency_per_inst_issued.ratio metric shown=""
+    for step in $(manifest_steps); do
+        metrics=$(step_field "$step" profile)
+        stalls=$(tr , '\n' <<<"$metrics" | grep '^smsp__average_warps_issue_stalled_') || continue
+        shown+=" ${step%%-*}"
+        [[ ,$metrics, == *,$total,* ]] || fail "$step: its profile shows stall reasons without $total, the cycles they add up to"
+        [ "$(wc -l <<<"$stalls")" -le 5 ] || fail "$step: more than five stall reasons: pick those that matter"
+        run env CUDA_BIN="$BATS_TEST_TMPDIR/bin/" "$WORKBOOK_DIR/common/tools/profile.sh" "$metrics" /bin/true
+        assert_success
+        for metric in $stalls; do
+            grep -A1 -x "$metric" <<<"$output" | grep -q '^  (stall reason "[a-z ]*", cycles per issued instruction: [a-z]' ||
+                fail "$step: make profile names $metric, but not what it means"
+        done
+    done
+    # The steps whose READMEs read the stall reasons (those of them this copy holds).
+    local expected="" number
+    for step in $(manifest_steps); do
+        number=${step%%-*}
+        [[ " 03 06 07 08 " != *" $number "* ]] || expected+=" $number"
+    done
+    assert_equal "$shown" "$expected"
+}
+
 @test "make -n profile shows the step's commands and writes no results file" {
     local file=$WORKBOOK_DIR/results/profile-04.txt before
     before=$(cat "$file" 2>/dev/null || echo absent)

@@ -39,8 +39,34 @@ fi
 
 # The raw page is CSV with quoted fields: a header, a row of units, then a row
 # per launch. Print the first launch of each kernel (not the harness's own),
-# and the metric columns.
+# and the metric columns. A warp-stall metric's name says little to a reader,
+# so its heading is followed by what it counts, in words; what each reason
+# means is Nsight Compute's (its Profiling Guide, "Warp Stall Reasons").
 awk -v metrics="$metrics" -f "$(dirname "$0")/ncu_csv.awk" -f <(cat <<'AWK'
+# in_words(METRIC): what a warp-state metric counts, or "" for any other.
+# A stall reason's figure is the cycles a warp waits for that reason per
+# instruction it issues, averaged over the warps; all the reasons and the
+# issue itself add up to the cycles between two of its instructions.
+function in_words(metric,    reason, words) {
+    if (metric == "smsp__average_warp_latency_per_inst_issued.ratio")
+        return "(cycles from one instruction of a warp to its next, on average: every stall reason and the issue itself, added up)"
+    if (metric !~ /^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$/) return ""
+    reason = metric
+    sub(/^smsp__average_warps_issue_stalled_/, "", reason)
+    sub(/_per_issue_active\.ratio$/, "", reason)
+    words = reason
+    gsub(/_/, " ", words)
+    return "(stall reason \"" words "\", cycles per issued instruction" (reason in meaning ? ": " meaning[reason] : "") ")"
+}
+BEGIN {
+    meaning["long_scoreboard"] = "waiting for the data of a global or local memory access (L1TEX)"
+    meaning["short_scoreboard"] = "waiting for the data of a shared-memory access or another MIO operation"
+    meaning["mio_throttle"] = "its next shared-memory (MIO) instruction waits for room in the full MIO queue"
+    meaning["lg_throttle"] = "its next global or local memory instruction waits for room in the full LG queue"
+    meaning["barrier"] = "waiting at __syncthreads() for the other warps of its block"
+    meaning["wait"] = "waiting the fixed number of cycles an earlier instruction takes (arithmetic, mostly)"
+    meaning["not_selected"] = "ready, but the scheduler issued another warp's instruction: no cycle lost"
+}
 /^"ID"/ { header = 1; n = split_csv($0, names); for (i = 1; i <= n; i++) col[names[i]] = i; next }
 header == 1 { header = 2; next }   # the units row
 header == 2 {
@@ -58,6 +84,7 @@ END {
     m = split(metrics, wanted, ",")
     for (i = 1; i <= m; i++) {
         printf "\n%s\n", wanted[i]
+        if (in_words(wanted[i]) != "") printf "  %s\n", in_words(wanted[i])
         for (k = 1; k <= kernels; k++) printf "  %-48s %20s\n", order[k], value[order[k], i]
     }
 }
