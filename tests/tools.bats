@@ -308,18 +308,18 @@ FAKE
     # The heading, its words, then a row per kernel with the metric's own figure.
     run grep -A3 -x "$stall" <<<"$table"
     assert_line --index 1 '  (stall reason "long scoreboard", cycles per issued instruction: waiting for the data of a global or local memory access (L1TEX))'
-    assert_line --index 2 --regexp '^  reduce_direct +2\.25$'
-    assert_line --index 3 --regexp '^  void matmul_tiled<32> +2\.25$'
+    assert_line --index 2 --regexp '^  reduce_direct +2\.73$'
+    assert_line --index 3 --regexp '^  void matmul_tiled<32> +2\.73$'
     run grep -A2 -x smsp__average_warp_latency_per_inst_issued.ratio <<<"$table"
     assert_line --index 1 --partial '  (cycles from one instruction of a warp to its next'
-    assert_line --index 2 --regexp '^  reduce_direct +3\.25$'
+    assert_line --index 2 --regexp '^  reduce_direct +3\.73$'
     # A reason without words of its own is still named as one, and said no more of.
     run grep -A1 -x "$unknown" <<<"$table"
     assert_line --index 1 '  (stall reason "tex throttle", cycles per issued instruction)'
     # Any other metric: its name, then its rows at once.
     run env CUDA_BIN="$BATS_TEST_TMPDIR/bin/" "$WORKBOOK_DIR/common/tools/profile.sh" smsp__inst_executed.sum /bin/true
     run grep -A1 -x smsp__inst_executed.sum <<<"$output"
-    assert_line --index 1 --regexp '^  reduce_direct +1\.25$'
+    assert_line --index 1 --regexp '^  reduce_direct +1\.73$'
 }
 
 @test "every stall reason that a step's make profile shows is said in words, beside the total it is part of" {
