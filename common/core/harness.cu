@@ -812,8 +812,7 @@ static int learner_ids(const step_spec *s, const char **ids)
 
 // Who runs, into cs: in --check mode the learner's kernels and those past the
 // lesson, when timing everything that will be timed -- or, with --only, those
-// of its roles (the lesson test profiles --only start,yours -r 1). Returns
-// how many; *graded is the index of the last of the learner's kernels (-1
+// of its roles. Returns how many; *graded is the index of the last of the learner's kernels (-1
 // when --only leaves them out).
 static int line_up(const track *t, const step_spec *s, const options *opt, contender *cs, int *graded)
 {
@@ -936,8 +935,7 @@ static int time_contenders(const track *t, const flow_point *at, const char *blo
 }
 
 // After timing: fresh values in the exact inputs' buffers, and every kernel
-// checked on them -- each called as often as the others, so that the lesson's
-// profile of this flow counts as many calls of each. Returns how many were wrong.
+// checked on them. Returns how many were wrong.
 static int check_refilled(const track *t, const flow_point *at, const contender *cs, int count, int block_index)
 {
     t->refill(at, block_index);
