@@ -138,9 +138,10 @@ endef
 
 # bench, bench-sweep and calibrate time on the GPU: they ask for it first (ask_for_gpu,
 # common/cuda.mk), and without one say so in a line and build nothing.
+# Where step 08 is solved, make bench also times it on floats (make float-sum).
 bench:
 	$(call say_unsolved,bench)
-	$(if $(SOLVED),@$(call ask_for_gpu,bench) $(MAKE) $(SOLVED) && common/tools/bench.sh $(SOLVED))
+	$(if $(SOLVED),@$(call ask_for_gpu,bench) $(MAKE) $(SOLVED) && common/tools/bench.sh $(SOLVED)$(if $(and $(filter 08-cascaded,$(SOLVED)),$(wildcard $(FLOAT_SUM_SRC))), && $(MAKE) -s float-sum))
 
 bench-sweep:
 	$(if $(SOLVED),@$(call ask_for_gpu,bench-sweep) $(MAKE) $(SOLVED) && common/tools/bench-sweep.sh,@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
