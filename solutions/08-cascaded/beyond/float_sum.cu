@@ -127,7 +127,7 @@ __global__ void float_last_block(const float *in, float *sum, unsigned int n, fl
     __threadfence();  // the other blocks' sums, read after their tickets
     v = 0;
     for (unsigned int b = threadIdx.x; b < gridDim.x; b += BLOCK)
-        v += __ldcg(&block_sums[b]);  // from L2: this SM's L1 may hold none of them, but never trust it
+        v += __ldcg(&block_sums[b]);  // from L2, where the other SMs' stores are: not this SM's L1
     v = block_sum_float(v, partial);
     if (threadIdx.x == 0) {
         *sum = v;
@@ -373,7 +373,9 @@ int main(int argc, char **argv)
                     fprintf(stderr, "float_sum: the int sum is %u, not %lld\n", (unsigned int)got, int_exact);
                     status = EXIT_MISMATCH;
                 }
-                results[k].push_back((float)got);
+                float bits;  // its bits, so that distinct() counts ints apart past 2^24
+                memcpy(&bits, &got, sizeof bits);
+                results[k].push_back(bits);
             } else {
                 float got;
                 CHECK(cudaMemcpy(&got, d_sum, sizeof(float), cudaMemcpyDeviceToHost));
