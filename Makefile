@@ -34,7 +34,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))
 PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-all test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile explain clean harness micro-atomics handout $(STEPS)
+.PHONY: all help test test-all test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile explain clean harness micro-atomics float-sum handout $(STEPS)
 
 all: $(STEPS)
 
@@ -70,6 +70,7 @@ help:
 	@[ ! -e tests/mutants/run ] || echo "make test-mutants    (GPU) check that grading catches the planted mistakes of tests/mutants,"
 	@[ ! -e tests/mutants/run ] || echo "                     scores the honest variants of tests/honest, and make explain names tests/explain's lines"
 	@[ ! -e common/micro/atomics.cu ] || echo "make micro-atomics   (GPU) what one atomicAdd per block costs: results/micro-atomics.txt"
+	@[ ! -e $(FLOAT_SUM_SRC) ] || echo "make float-sum       (GPU) step 08 on floats: run-to-run sums, error, last-block finish: results/float-sum.txt"
 	@echo "make handout STEP=$(call help_ex,05) DEST=dir   a copy for a class: the steps up to $(call help_ex,05), no solutions"
 	@echo "make test-toolkits   build and test with CUDA 11.8, 12.4 and this nvcc, each unpacked into a cache"
 	@echo "make doctor          what this machine has of what the workbook needs, each with its fix"
@@ -137,9 +138,10 @@ endef
 
 # bench, bench-sweep and calibrate time on the GPU: they ask for it first (ask_for_gpu,
 # common/cuda.mk), and without one say so in a line and build nothing.
+# Where step 08 is solved, make bench also times it on floats (make float-sum).
 bench:
 	$(call say_unsolved,bench)
-	$(if $(SOLVED),@$(call ask_for_gpu,bench) $(MAKE) $(SOLVED) && common/tools/bench.sh $(SOLVED))
+	$(if $(SOLVED),@$(call ask_for_gpu,bench) $(MAKE) $(SOLVED) && common/tools/bench.sh $(SOLVED)$(if $(and $(filter 08-cascaded,$(SOLVED)),$(wildcard $(FLOAT_SUM_SRC))), && $(MAKE) -s float-sum))
 
 bench-sweep:
 	$(if $(SOLVED),@$(call ask_for_gpu,bench-sweep) $(MAKE) $(SOLVED) && common/tools/bench-sweep.sh,@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
@@ -221,7 +223,23 @@ micro-atomics:
 	@$(call ask_for_gpu,micro-atomics) $(MAKE) $(MICRO_ATOMICS) && mkdir -p results && set -o pipefail && \
 	    $(MICRO_ATOMICS) | tee results/micro-atomics.txt.new && mv results/micro-atomics.txt.new results/micro-atomics.txt
 
+# Step 08 on floats (past the lesson, in the reference solution's beyond/
+# folder): a program of its own, as the track times ints only. Its table goes
+# to the screen and to results/float-sum.txt, which make readme-figures copies
+# into step 08's README.
+FLOAT_SUM_SRC := solutions/08-cascaded/beyond/float_sum.cu
+FLOAT_SUM := solutions/08-cascaded/beyond/build/float_sum
+$(FLOAT_SUM): $(FLOAT_SUM_SRC) $(BLOCK_SUM)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) $(addprefix -I,$(dir $(BLOCK_SUM))) -o $@ $<
+
+float-sum:
+	$(if $(wildcard $(FLOAT_SUM_SRC)),,$(error no $(FLOAT_SUM_SRC) in this copy: it comes with the reference solutions))
+	@$(call ask_for_gpu,float-sum) $(MAKE) $(FLOAT_SUM) && mkdir -p results && set -o pipefail && \
+	    $(FLOAT_SUM) | tee results/float-sum.txt.new && mv results/float-sum.txt.new results/float-sum.txt
+
 clean:
 	for s in $(STEPS); do $(MAKE) -C $$s clean; done
+	rm -rf solutions/08-cascaded/beyond/build
 	rm -rf common/micro/build
 	rm -rf common/build

@@ -25,7 +25,7 @@
 #                                                       result files it names written
 #   gpu-tool   make sanitize, profile, explain          the no-GPU skip (no_gpu_skip, below),
 #                                                       with their tool installed and without
-#   gpu-run    make bench, bench-sweep, micro-atomics, calibrate, test-mutants
+#   gpu-run    make bench, bench-sweep, micro-atomics, float-sum, calibrate, test-mutants
 #                                                       the same no-GPU skip; without
 #                                                       solutions/ (a handout), exit 0, "skipped"
 #   doctor     make doctor                              0, 1 or 77, as the README says (never make's 2)
@@ -118,7 +118,7 @@ kind_of() {
     "" | all | solution | [0-9][0-9]-*) echo build ;;
     grade) echo grade ;;
     sanitize | profile | explain) echo gpu-tool ;;
-    bench | bench-sweep | micro-atomics | calibrate | test-mutants) echo gpu-run ;;
+    bench | bench-sweep | micro-atomics | float-sum | calibrate | test-mutants) echo gpu-run ;;
     doctor) echo doctor ;;
     handout) echo handout ;;
     test) echo suite ;;

@@ -19,8 +19,8 @@ load readme-pages
 # figures prose may quote.
 measured_figures() {
     awk '
-    /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ { inside = 1; next }
-    /^<!-- \/(bench|micro|profile|sweep) -->$/ { inside = 0; next }
+    /^<!-- (bench:[a-z0-9]+|micro:atomics|float:sum|profile:[0-9]+|sweep:[0-9]+) -->$/ { inside = 1; next }
+    /^<!-- \/(bench|micro|float|profile|sweep) -->$/ { inside = 0; next }
     inside { while (match($0, /[0-9]+(\.[0-9]+)?/)) { print substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH) } }
     ' $(readme_pages "$WORKBOOK_DIR" | sed "s|^|$WORKBOOK_DIR/|")
     grep -oE '[0-9]+\.[0-9]+' "$WORKBOOK_DIR/steps.conf"
@@ -56,7 +56,7 @@ unmatched_figures() {
         }
         FNR == NR { pool[$0] = index($0, ".") ? length($0) - index($0, ".") : 0; next }
         /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ { check(); inside = 1; next }
-        /^<!-- \/(bench|micro|profile|sweep) -->$/ { inside = 0; next }
+        /^<!-- \/(bench|micro|float|profile|sweep) -->$/ { inside = 0; next }
         inside { next }
         /^[[:space:]]*$/ { check(); next }
         { para = para " " $0; text[++count] = $0; at[count] = FNR }

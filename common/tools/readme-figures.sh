@@ -4,7 +4,7 @@
 # records of a `make bench` run (default results/bench.log): the step's whole
 # table as its program printed it, the GPU, the size, the block, the date.
 # The top-level README's <!-- bench:progression --> block gets the
-# progression table that make bench printed; the atomics table, each step's
+# progression table that make bench printed; the atomics table, step 08's float sums, each step's
 # last make profile and make bench-sweep go into their blocks too (below),
 # and each step's pass conditions, from steps.conf, into its <!-- pass:NN -->
 # block, with or without a log.
@@ -108,6 +108,19 @@ if [ -s "$micro" ]; then
     done
 else
     echo "readme-figures: no $micro: the atomics tables stay as they are (make micro-atomics writes it)" >&2
+fi
+
+# Step 08's float sums (make float-sum), as the program printed them, into
+# its <!-- float:sum --> block. FLOAT_SUM names another output file.
+float_sum=${FLOAT_SUM:-$(dirname "$log")/float-sum.txt}
+if [ -s "$float_sum" ]; then
+    for readme in "$root"/[0-9][0-9]-*/README.md; do
+        grep -q '^<!-- float:sum -->$' "$readme" || continue
+        fill_block "$readme" "<!-- float:sum -->" "<!-- /float -->" "$(cat "$float_sum")"
+        echo "updated $readme (float sums)" >&2
+    done
+else
+    echo "readme-figures: no $float_sum: the float sums stay as they are (make float-sum writes it)" >&2
 fi
 
 # Each step's last `make profile` output (results/profile-NN.txt, headed by
