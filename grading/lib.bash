@@ -859,11 +859,6 @@ grade_lesson() {
 # Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
 : "${GRADE_SANITIZE_TIMEOUT:=$((2 * GRADE_TIMEOUT))}"
 
-# grade_sanitize: exactly what `make sanitize` runs (common/tools/sanitize.sh:
-# compute-sanitizer's memcheck, racecheck, synccheck and initcheck) on the
-# learner's program at the step's small sizes (its Makefile's SANITIZE_SIZES
-# and SANITIZE_BLOCKS), so that a file clean there is clean here. A race can
-# give the right sum on every run; these tools see it anyway.
 # The sanitizers' options that check the watched round of the timed run
 # only, from the credited run's own record of it (grade_check_timed): the
 # learner's kernels, by name; their launches before the round skipped; the
@@ -902,6 +897,12 @@ sanitize_watch_rounds() {
     echo "-r $((round + 1))"
 }
 
+# grade_sanitize: the tools `make sanitize` runs (common/tools/sanitize.sh:
+# compute-sanitizer's memcheck, racecheck, synccheck and initcheck) on the
+# learner's program at the step's small sizes (its Makefile's SANITIZE_SIZES
+# and SANITIZE_BLOCKS, with more drawn: sanitize_runs) and on the timed run's
+# watched round (watched_line). A race can give the right sum on every run;
+# these tools see it anyway.
 grade_sanitize() {
     require_build || return
     require_correct sanitize sanitized || return

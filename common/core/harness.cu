@@ -155,7 +155,7 @@ static void print_usage(const option_spec *spec)
     printf("                     FILE, and end; --plans FILE: replay those instead of planning\n");
     printf("                     (the grader plans once per grading)\n");
     printf("      --watch K      timed round K (modulo R) is the watched one: between cudaProfilerStart\n");
-    printf("                     and Stop, its launches recorded (the grader's tools watch that round)\n");
+    printf("                     and Stop, its launches in a record (the grader's tools watch that round)\n");
     printf("  -o, --only ROLES   run only the kernels of these roles, a comma-separated list of\n");
     printf("                     first, start, given, yours, beyond, library (the ceiling is always\n");
     printf("                     timed); --only beyond: the reference solution's kernels past the lesson\n");
@@ -362,7 +362,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         case WRITE_PLANS_OPTION: opt->plans_out = optarg; break;
         case WATCH_OPTION:
             if (!parse_count(optarg, &v) || v > (1ull << 62))
-                usage_error("bad round '%s' for --watch: expected a whole number", optarg);
+                usage_error("bad round '%s' for --watch: expected a whole number below 2^62", optarg);
             opt->watch = (long long)v;
             break;
         case 'h': print_usage(spec); exit(EXIT_CORRECT);
@@ -375,6 +375,8 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     }
     if (optind < argc)
         usage_error("unexpected argument '%s'", argv[optind]);
+    if (opt->watch >= 0 && opt->check_only)
+        usage_error("--watch marks a round of the timing, and --check times nothing");
     if (opt->plans_in && opt->plans_out)
         usage_error("--plans and --write-plans: one run reads the plans, another writes them");
 }
