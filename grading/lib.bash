@@ -201,15 +201,13 @@ plans_file() { echo "$(verdict_dir)/plans"; }
 # sanitize's, SANITIZE_RUNS in common/step.mk), the first with two more of
 # the correctness tests' sizes, no larger than its own, and one more of the
 # step's blocks, drawn from GRADE_SEED: a file cannot tell which of its
-# checked configurations will be watched. Where make sanitize checks the
-# timed size (its other lines), the grader watches the timed run itself
-# instead, its watched round, under the tools that line names. Kept for the
-# grading, as the plans are made for them.
+# checked configurations will be watched. Kept for the grading, as the plans
+# are made for them.
 sanitize_runs() {
     local file
     file=$(verdict_dir)/sanitize-runs
     if [ ! -s "$file" ]; then
-        local first rest sizes blocks block pool line
+        local first rest sizes blocks block pool
         { read -r first; rest=$(cat); } < <(make_value "$WORKBOOK_DIR/$STEP" print-sanitize-args)
         [[ $first == *" -n "*" -b "* ]] || { echo "$STEP: make print-sanitize-args gave no run with -n and -b: '$first'" >&2; return 1; }
         sizes=$(option_of -n "$first")
@@ -222,19 +220,17 @@ sanitize_runs() {
             { b = $1; if (b !~ /x/ && have ~ /x/) b = b "x" b } !seen[b]' | draw 1)
         mkdir -p "$(verdict_dir)"
         { echo "${first%%-n *}-n ${sizes%,} -b $blocks${block:+,$block}"
-            [ -z "$rest" ] || while read -r line; do
-                watched_line "$line"
-            done <<<"$rest"; } >"$file"
+            [ -z "$rest" ] || echo "$rest"; } >"$file"
     fi
     cat "$file"
 }
 
 # The watched round of this grading's timed run (the program's --watch):
 # drawn from GRADE_SEED and kept for the grading. The run that is credited
-# (the speed test's, timed_run) and the runs that watch it (the lesson's
-# profile, the sanitizers' timed run) are one command, so that a kernel
-# cannot tell them apart by what it is asked or by the calls before: the
-# tools look at that round only (common/core/harness.cu, watch_round).
+# (the speed test's, timed_run) and the run that profiles it for the lesson
+# are one command, so that a kernel cannot tell them apart by what it is
+# asked or by the calls before: ncu looks at that round only
+# (common/core/harness.cu, watch_round).
 watch_round() {
     local file
     file=$(verdict_dir)/watch-round
@@ -245,23 +241,6 @@ watch_round() {
     cat "$file"
 }
 timed_run() { echo "$(step_setting timed) --watch $(watch_round)"; }
-
-# watched_line LINE: make sanitize's run at the timed size (LINE, --check
-# there), as the grader makes it: its tools on the watched round of the timed
-# run itself -- but initcheck, which takes memory that the kernels it does not
-# check wrote for unwritten (on an H200 it found the copy of a 268 MB input
-# that the program's own kernel had filled uninitialized): initcheck keeps
-# make's run.
-watched_line() {
-    local tools="memcheck racecheck synccheck initcheck" args=$1 watched
-    if [[ $args == --tools\ * ]]; then
-        tools=$(option_of --tools "$args" | tr ',' ' ')
-        args=${args#--tools * }
-    fi
-    watched=$(tr ' ' '\n' <<<"$tools" | grep -vx initcheck | paste -sd, -)
-    [ -z "$watched" ] || echo "--tools $watched $(timed_run)"
-    [[ " $tools " != *" initcheck "* ]] || echo "--tools initcheck $args"
-}
 
 # option_of OPTION ARGS: the value of OPTION (-n, -b) in a line of options.
 option_of() {
@@ -328,7 +307,7 @@ plans_ready() {
 }
 
 # A line of a record: its kind, then a tab (common/tools/records.awk).
-RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding|watch)\t'
+RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding)\t'
 
 # run_program ARGS...: run the step's program under timeout, its records
 # going to a file of this test's; sets status, output (what the program
@@ -859,50 +838,12 @@ grade_lesson() {
 # Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
 : "${GRADE_SANITIZE_TIMEOUT:=$((2 * GRADE_TIMEOUT))}"
 
-# The sanitizers' options that check the watched round of the timed run
-# only, from the credited run's own record of it (grade_check_timed): the
-# learner's kernels, by name; their launches before the round skipped; the
-# round's checked. A kernel of the module named as one of the program's own
-# would be counted where the program does not count it: it is refused, with
-# what to do. Prints the reason and fails where it cannot be done.
-sanitize_watch_args() {
-    local watch skip count names clash
-    watch=$(grep -m 1 $'^watch\t' "$(verdict_dir)/timed.records" 2>/dev/null) ||
-        { echo "the timed run recorded no watched round (see its correctness test)"; return 1; }
-    skip=$(record_field "$watch" skip)
-    count=$(record_field "$watch" count)
-    [[ $skip =~ ^[0-9]+$ && $count =~ ^[1-9][0-9]*$ ]] ||
-        { echo "the timed run's watched round launched none of your kernels (skip=$skip count=$count)"; return 1; }
-    names=$(module_kernels | sort -u)
-    [ -n "$names" ] || { echo "the table of your module's kernels is empty"; return 1; }
-    clash=$(comm -12 <(printf '%s\n' "$names") <(nm --defined-only "$(program_path)" 2>/dev/null | awk '{ print $NF }' | sort -u))
-    if [ -n "$clash" ]; then
-        echo "a kernel of yours has the name and parameters of one of the program's own kernels, so the sanitizers cannot tell its launches from the program's: rename it ($(while read -r k; do kernel_base_name "$k"; done <<<"$clash" | paste -sd, -))"
-        return 1
-    fi
-    printf -- '--launch-skip %s --launch-count %s' "$skip" "$count"
-    printf -- ' --kernel-name kne=%s' $names
-    echo
-}
-
-# The program's options that end the sanitizers' timed run with its watched
-# round: the rounds up to it are those of the credited run, call for call,
-# and what would follow cannot change what a kernel did before (the tools
-# slow every launch of the run down, checked or not: 0.2 to 1 s a round of
-# a reduction step on an H200).
-sanitize_watch_rounds() {
-    local round
-    round=$(record_field "$(grep -m 1 $'^watch\t' "$(verdict_dir)/timed.records")" round)
-    [[ $round =~ ^[0-9]+$ ]] || return 1
-    echo "-r $((round + 1))"
-}
-
-# grade_sanitize: the tools `make sanitize` runs (common/tools/sanitize.sh:
+# grade_sanitize: what `make sanitize` runs (common/tools/sanitize.sh:
 # compute-sanitizer's memcheck, racecheck, synccheck and initcheck) on the
 # learner's program at the step's small sizes (its Makefile's SANITIZE_SIZES
-# and SANITIZE_BLOCKS, with more drawn: sanitize_runs) and on the timed run's
-# watched round (watched_line). A race can give the right sum on every run;
-# these tools see it anyway.
+# and SANITIZE_BLOCKS, with more drawn: sanitize_runs) and at the timed size
+# (--check: the checks' two calls). A race can give the right sum on every
+# run; these tools see it anyway.
 grade_sanitize() {
     require_build || return
     require_correct sanitize sanitized || return
@@ -934,25 +875,17 @@ grade_sanitize() {
     # make sanitize's order, as one after another: the first run that
     # reports problems is the verdict's. The verdict names every tool that
     # ran (tools=), or those that reported problems (reported=).
-    # The timed run's line checks its watched round only (sanitize_runs).
-    local watch_args="" watch_rounds=""
-    if grep -q -- ' --watch ' <<<"$runs "; then
-        watch_args=$(sanitize_watch_args) || { fail "not run: $watch_args"; return; }
-        watch_rounds=$(sanitize_watch_rounds) || { fail "not run: the timed run's watched round has no number"; return; }
-    fi
     local clean="" dir=$BATS_TEST_TMPDIR/sanitize count=0 i
-    local -a pids=() watched=()
+    local -a pids=()
     mkdir -p "$dir"
     while read -r args; do
         [ -n "$args" ] || continue
         count=$((count + 1))
-        watched=()
-        [[ " $args " != *" --watch "* ]] || { watched=(--tool-args "$watch_args"); args="$args $watch_rounds"; }
         printf '%s\n' "$args" >"$dir/$count.args"
         {
             # shellcheck disable=SC2086
             on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-                "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together "${watched[@]}" $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
+                "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
                 --plans "$(plans_file)" >"$dir/$count.out" 2>&1
             echo $? >"$dir/$count.status"
         } &

@@ -104,11 +104,6 @@ grade_fake_step() {
     source "$WORKBOOK_DIR/grading/lib.bash"
     WORKBOOK_DIR=$T/fake GRADE_RESULTS=$T/results GRADE_SANITIZER=$COMPUTE_SANITIZER
     record check-32 pass
-    # The timed run's watched round, as its correctness test keeps it, and
-    # the module's one kernel: a run make gives at the timed size is that round.
-    mkdir -p "$T/fake/04-fake/build"
-    printf 'kernel\tname=_Z4minePKiPij\n' >"$T/fake/04-fake/build/prog.kernels"
-    printf 'watch\tround=3\tskip=12\tcount=4\n' >"$(verdict_dir)/timed.records"
     TOOLS_ASKED=$T/grader run grade_sanitize
 }
 
@@ -167,17 +162,12 @@ SCRIPT
     run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --tools memcheck,leakcheck --check
     assert_failure 2
     assert_output --partial "not one of the four"
-    # The grader runs make's two runs, each under its tools, and names all;
-    # make's run at the timed size is, for the grader, the watched round of
-    # the timed run: that round's launches of the module's kernels only.
+    # The grader runs make's two runs, each under its tools, and names all.
     grade_fake_step "--check -n 1 -b 32" "--tools synccheck --check -n 7 -b 32"
     assert_success
     # (Both runs, and a run's tools, at once: in any order.)
     assert_equal "$(cut -d' ' -f1 "$T/grader" | sort | paste -sd' ')" "initcheck memcheck racecheck synccheck synccheck"
-    assert_equal "$(grep -c -- '-n 7' "$T/grader")" 0
-    run grep -- '--watch' "$T/grader"
-    assert_output --regexp '^synccheck .*--launch-skip 12 --launch-count 4 --kernel-name kne=_Z4minePKiPij .*--watch [0-9]+'
-    assert_equal "${#lines[@]}" 1
+    assert_equal "$(grep -c -- '-n 7' "$T/grader")" 1
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
 }
 
@@ -186,27 +176,26 @@ SCRIPT
 @test "the grader runs the sanitizers' runs at once, and judges them in make sanitize's order" {
     cat >"$T/compute-sanitizer" <<'SCRIPT'
 #!/bin/sh
-# Each tool takes two seconds; racecheck finds a hazard at -n 7 and in the watched round.
+# Each tool takes two seconds; racecheck finds a hazard at -n 7 and -n 9.
 echo "$2 $*" >>"$TOOLS_ASKED"
 sleep 2
 case " $* " in
-*" -n 7"* | *" --watch "*) [ "$2" = racecheck ] && { echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 99; } ;;
+*" -n 7 "* | *" -n 9 "*) [ "$2" = racecheck ] && { echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 99; } ;;
 esac
 echo "========= ERROR SUMMARY: 0 errors"
 SCRIPT
     chmod +x "$T/compute-sanitizer"
     export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none
     SECONDS=0
-    grade_fake_step "--check -n 7 -b 32" "--check -n 9 -b 32"
+    grade_fake_step "--check -n 1 -b 32" "--check -n 7 -b 32" "--check -n 9 -b 32"
     local took=$SECONDS
     assert_failure
-    # The first run that reports (make's first), named; the second (the
-    # watched round of the timed run, which reports too) not quoted.
-    assert_output --partial "compute-sanitizer reports problems in prog --check -n 7"
-    refute_output --partial -- "--watch"
+    # The first run that reports (make's second), named; the third not quoted.
+    assert_output --partial "compute-sanitizer reports problems in prog --check -n 7 -b 32"
+    refute_output --partial -- "-n 9 -b 32"
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail reported=racecheck
-    # Eight tools of two seconds each, all at once (the runs one after
-    # another would take 4 s).
-    assert_equal "$(wc -l <"$T/grader")" 8
-    [ "$took" -lt 4 ] || fail "two runs of four tools of two seconds each took $took s"
+    # Twelve tools of two seconds each, all at once (the runs one after
+    # another would take 6 s).
+    assert_equal "$(wc -l <"$T/grader")" 12
+    [ "$took" -lt 5 ] || fail "three runs of four tools of two seconds each took $took s"
 }

@@ -154,8 +154,8 @@ static void print_usage(const option_spec *spec)
     printf("      --write-plans FILE  plan your host code's calls at every size and block given, into\n");
     printf("                     FILE, and end; --plans FILE: replay those instead of planning\n");
     printf("                     (the grader plans once per grading)\n");
-    printf("      --watch K      timed round K (modulo R) is the watched one: between cudaProfilerStart\n");
-    printf("                     and Stop, its launches in a record (the grader's tools watch that round)\n");
+    printf("      --watch K      timed round K (modulo R) is the watched one, between cudaProfilerStart\n");
+    printf("                     and Stop (the grader's profiler watches that round)\n");
     printf("  -o, --only ROLES   run only the kernels of these roles, a comma-separated list of\n");
     printf("                     first, start, given, yours, beyond, library (the ceiling is always\n");
     printf("                     timed); --only beyond: the reference solution's kernels past the lesson\n");
@@ -519,24 +519,14 @@ static double quantile(const float *sorted, int count, double q)
     return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
 }
 
-// The watched round (--watch): what the grader's tools look at is a round of
-// the timed run itself, drawn by the grader, so that no kernel can tell a
-// watched call from a credited one by the calls before it. ncu profiles
-// between cudaProfilerStart and Stop (--profile-from-start off); a sanitizer
-// is told the round's launches of the learner's kernels (--launch-skip and
-// --launch-count over them): the `watch` record.
-static void watch_round(const options *opt, int round, bool begin)
+// The watched round (--watch): what the grader's profiler looks at is a
+// round of the timed run itself, drawn by the grader, so that no kernel can
+// tell a watched call from a credited one by the calls before it: ncu
+// profiles between cudaProfilerStart and Stop (--profile-from-start off).
+static void watch_round(bool begin)
 {
-    static unsigned long long first;
     CUDA_CHECK(cudaDeviceSynchronize());
-    if (begin) {
-        first = module_launches();
-        CUDA_CHECK(cudaProfilerStart());
-        return;
-    }
-    CUDA_CHECK(cudaProfilerStop());
-    if (opt->machine)
-        print_record("watch", "round=%d\tskip=%llu\tcount=%llu", round, first, module_launches() - first);
+    CUDA_CHECK(begin ? cudaProfilerStart() : cudaProfilerStop());
 }
 
 // Times the entries as time_and_report describes; samples_ms holds count *
@@ -570,7 +560,7 @@ static void time_interleaved(const timed_entry *entries, int count, const option
 
     for (int r = 0; r < reps; r++) {
         if (r == watched)
-            watch_round(opt, r, true);
+            watch_round(true);
         for (int k = 0; k < count; k++) {
             int i = (k + r) % count;
             const timed_task *task = &entries[i].task;
@@ -584,7 +574,7 @@ static void time_interleaved(const timed_entry *entries, int count, const option
                 task->after(task->arg, WARMUP_CALLS + r);
         }
         if (r == watched)
-            watch_round(opt, r, false);
+            watch_round(false);
     }
     CUDA_CHECK(cudaDeviceSynchronize());
 

@@ -784,13 +784,6 @@ int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_cou
     return problems;
 }
 
-static unsigned long long launches_of_module;
-
-unsigned long long module_launches(void)
-{
-    return launches_of_module;
-}
-
 void plan_replay(const plan *p, const plan_region *regions)
 {
     unsigned char params[PLAN_MAX_PARAMS_BYTES];
@@ -831,7 +824,6 @@ void plan_replay(const plan *p, const plan_region *regions)
             cuda_check((cudaError_t)driver.launch_kernel(k->function, a->grid[0], a->grid[1], a->grid[2], a->block[0],
                                                    a->block[1], a->block[2], (unsigned)a->smem, 0, args, NULL),
                        "kernel launch", __FILE__, __LINE__);
-            launches_of_module++;
             break;
         }
         }

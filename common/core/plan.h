@@ -161,10 +161,6 @@ int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_cou
 // timed span: module_reload.)
 void plan_replay(const plan *p, const plan_region *regions);
 
-// The launches of the learner's kernels so far: what a sanitizer counts when
-// told those kernels' names (harness.cu, the watched round).
-unsigned long long module_launches(void);
-
 // The plan of contender c at the size and block at hand; NULL for a kernel
 // this program holds (harness.cu).
 const plan *contender_plan(const contender *c, const flow_point *at);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sanitize.sh PROGRAM [--together] [--tools LIST] [--tool-args ARGS] ARGS...: run PROGRAM ARGS under compute-sanitizer's
+# sanitize.sh PROGRAM [--together] [--tools LIST] ARGS...: run PROGRAM ARGS under compute-sanitizer's
 # memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory
 # data races), synccheck (barriers not every thread reaches) and initcheck
 # (reads of global memory that nothing wrote), and pass only if none of them
@@ -12,8 +12,6 @@
 # tools at the same time, each its own process on the same GPU, and reports
 # them in the same order as one after another would (the grader's choice: one
 # tool's wait instead of four; on a small GPU, each takes its own memory).
-# --tool-args gives compute-sanitizer more options, split at spaces (the
-# grader's: which launches of the timed run to check, its watched round).
 # compute-sanitizer is looked for as every tool of the toolkit is (cuda_tool
 # in common/tools/options.bash: first the toolkit make chose, CUDA_BIN, then PATH);
 # COMPUTE_SANITIZER names the one to use (the grader's choice). Exit status:
@@ -35,31 +33,25 @@ sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, ra
     "${COMPUTE_SANITIZER:-}") || exit 1
 tools="memcheck racecheck synccheck initcheck"
 together=0
-tool_args=()
-while :; do
-    case ${1:-} in
-    --together) together=1; shift ;;
-    --tools)
-        [ $# -ge 2 ] || die "--tools needs a list, such as memcheck,initcheck"
-        for tool in ${2//,/ }; do
-            [[ " $tools " == *" $tool "* ]] || die "--tools: not one of the four ($tools): $tool"
-        done
-        tools=${2//,/ }
-        shift 2 ;;
-    --tool-args)
-        [ $# -ge 2 ] || die "--tool-args needs the options to give compute-sanitizer, such as '--launch-skip 4'"
-        read -ra tool_args <<<"$2"
-        shift 2 ;;
-    *) break ;;
-    esac
-done
+if [ "${1:-}" = --together ]; then
+    together=1
+    shift
+fi
+if [ "${1:-}" = --tools ]; then
+    [ $# -ge 2 ] || die "--tools needs a list, such as memcheck,initcheck"
+    for tool in ${2//,/ }; do
+        [[ " $tools " == *" $tool "* ]] || die "--tools: not one of the four ($tools): $tool"
+    done
+    tools=${2//,/ }
+    shift 2
+fi
 
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # run_tool TOOL: PROGRAM under TOOL, its output in $logs/TOOL, its status in $logs/TOOL.status.
 run_tool() {
-    "$sanitizer" --tool "$1" --error-exitcode 99 "${tool_args[@]}" "$program" "${args[@]}" >"$logs/$1" 2>&1
+    "$sanitizer" --tool "$1" --error-exitcode 99 "$program" "${args[@]}" >"$logs/$1" 2>&1
     echo $? >"$logs/$1.status"
 }
 args=("$@")
