@@ -199,3 +199,22 @@ SCRIPT
     assert_equal "$(wc -l <"$T/grader")" 12
     [ "$took" -lt 5 ] || fail "three runs of four tools of two seconds each took $took s"
 }
+
+# A tool that reported what it found ran on a GPU: its findings stand, even
+# where the program, asked alone beside the busy tools, finds none free.
+@test "sanitize.sh reports a tool's findings, never 'no GPU', once the tool has reported" {
+    cat >"$T/compute-sanitizer" <<'SCRIPT'
+#!/bin/sh
+echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"
+exit 99
+SCRIPT
+    printf '#!/bin/sh\nexit 77\n' >"$T/busy-program"
+    chmod +x "$T/compute-sanitizer" "$T/busy-program"
+    COMPUTE_SANITIZER=$T/compute-sanitizer run "$WORKBOOK_DIR/common/tools/sanitize.sh" "$T/busy-program" --tools racecheck --check -n 1
+    assert_failure 1
+    assert_output --partial "sanitize: racecheck reported problems"
+    # Where the tool failed without a report, a program without a GPU is still a skip.
+    printf '#!/bin/sh\nexit 3\n' >"$T/compute-sanitizer"
+    COMPUTE_SANITIZER=$T/compute-sanitizer run "$WORKBOOK_DIR/common/tools/sanitize.sh" "$T/busy-program" --tools racecheck --check -n 1
+    assert_failure 77
+}
