@@ -96,32 +96,30 @@ if grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
     echo "updated $readme" >&2
 fi
 
-# The atomics microbenchmark's table (make micro-atomics), as it printed it,
-# into every README with a <!-- micro:atomics --> block. MICRO_ATOMICS names
-# another output file; without one, those blocks stay as they are.
-micro=${MICRO_ATOMICS:-$(dirname "$log")/micro-atomics.txt}
-if [ -s "$micro" ]; then
-    for readme in "$root"/README.md "$root"/[0-9][0-9]-*/README.md; do
-        grep -q '^<!-- micro:atomics -->$' "$readme" || continue
-        fill_block "$readme" "<!-- micro:atomics -->" "<!-- /micro -->" "$(cat "$micro")"
-        echo "updated $readme (atomics)" >&2
-    done
-else
-    echo "readme-figures: no $micro: the atomics tables stay as they are (make micro-atomics writes it)" >&2
-fi
+# fill_from FILE OPEN CLOSE WHAT MAKE: a program's output FILE, as it printed
+# it, into every README's block OPEN ... CLOSE; without FILE, those blocks
+# stay as they are (MAKE writes it).
+fill_from() {
+    local readme
+    if [ -s "$1" ]; then
+        for readme in "$root"/README.md "$root"/[0-9][0-9]-*/README.md; do
+            grep -qx -- "$2" "$readme" || continue
+            fill_block "$readme" "$2" "$3" "$(cat "$1")"
+            echo "updated $readme ($4)" >&2
+        done
+    else
+        echo "readme-figures: no $1: the $4 stay as they are ($5 writes it)" >&2
+    fi
+}
+# The atomics microbenchmark's table (make micro-atomics), into every README
+# with a <!-- micro:atomics --> block. MICRO_ATOMICS names another output file.
+fill_from "${MICRO_ATOMICS:-$(dirname "$log")/micro-atomics.txt}" "<!-- micro:atomics -->" "<!-- /micro -->" \
+    "atomics tables" "make micro-atomics"
 
 # Step 08's float sums (make float-sum), as the program printed them, into
 # its <!-- float:sum --> block. FLOAT_SUM names another output file.
-float_sum=${FLOAT_SUM:-$(dirname "$log")/float-sum.txt}
-if [ -s "$float_sum" ]; then
-    for readme in "$root"/[0-9][0-9]-*/README.md; do
-        grep -q '^<!-- float:sum -->$' "$readme" || continue
-        fill_block "$readme" "<!-- float:sum -->" "<!-- /float -->" "$(cat "$float_sum")"
-        echo "updated $readme (float sums)" >&2
-    done
-else
-    echo "readme-figures: no $float_sum: the float sums stay as they are (make float-sum writes it)" >&2
-fi
+fill_from "${FLOAT_SUM:-$(dirname "$log")/float-sum.txt}" "<!-- float:sum -->" "<!-- /float -->" \
+    "float sums" "make float-sum"
 
 # Each step's last `make profile` output (results/profile-NN.txt, headed by
 # what ran where) into its README's <!-- profile:NN --> block; its last `make
