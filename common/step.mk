@@ -69,8 +69,10 @@ LDLIBS += $(call track_fact,$(TRACK),libs)
 SANITIZE_SIZES ?= $(call track_fact,$(TRACK),sanitize_sizes)
 SANITIZE_BLOCKS ?= $(call track_fact,$(TRACK),sanitize_blocks)
 PROFILE_ARGS ?= $(call track_fact,$(TRACK),profile_args)
-# At the timed size, the tools that finish there ("": all four).
+# At the timed size, the tools that finish there ("": all four), over the
+# timed run's first rounds: as many as they finish in.
 SANITIZE_TIMED_TOOLS ?= $(addprefix --tools ,$(call track_fact,$(TRACK),sanitize_timed_tools))
+SANITIZE_TIMED_REPS ?= $(call track_fact,$(TRACK),sanitize_timed_reps)
 # Rebuild everything when the flags change (another SM, another nvcc). The file
 # is replaced whole, so that a make running beside this one never reads half.
 quote = '$(subst ','\'',$(1))'
@@ -191,10 +193,11 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 
 -include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/core/*.d $(COMMON_BUILD)/tracks/*/*.d $(BEYOND_OBJS:.o=.d))
 
-# Twice: at the small sizes, every block size; and at the timed run's size
-# and block, the graded kernels alone (a kernel may behave otherwise there),
-# under the tools that finish there (SANITIZE_TIMED_TOOLS: all, unless named).
-SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --only yours $(call step_field,timed))
+# Twice: at the small sizes, every block size; and the timed run itself, its
+# warm-up and first SANITIZE_TIMED_REPS rounds, the graded kernels alone (a
+# kernel may behave otherwise there, or from its third call on), under the
+# tools that finish there (SANITIZE_TIMED_TOOLS: all, unless named).
+SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --only yours $(call step_field,timed) -r $(SANITIZE_TIMED_REPS))
 
 # make sanitize, profile and explain need a GPU: each asks for one before it
 # builds anything (ask_for_gpu, common/cuda.mk), and without one says so in a

@@ -738,6 +738,7 @@ static const char TRACK_FACTS[] =
     "sanitize_sizes=1,17,33,100\t"
     "sanitize_blocks=8x8,16x16,32x32\t"
     "sanitize_timed_tools=memcheck\t"
+    "sanitize_timed_reps=1\t"
     "profile_args=-n 1024 -r 1\t"
     "explain_size=256\t"
     "learner_calls=\t";

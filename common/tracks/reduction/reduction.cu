@@ -525,6 +525,7 @@ static const char TRACK_FACTS[] =
     "sanitize_sizes=1,33,1000,65537\t"
     "sanitize_blocks=32,256,1024\t"
     "sanitize_timed_tools=\t"
+    "sanitize_timed_reps=20\t"
     "profile_args=-n 2^20 -b 256 -r 1\t"
     "explain_size=2^20\t"
     "learner_calls=reduce_in_passes,reduce_work_ints\t";
