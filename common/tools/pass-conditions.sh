@@ -93,7 +93,7 @@ sanitize_runs=$(make_value "$root/$step" print-sanitize-args | while read -r arg
     fi
     case " $args " in
     *" --check "*) echo "$(commas $tools) in \`$args\`" ;;
-    *) echo "$(commas $tools) in the timed run, its warm-up and first rounds, your kernels alone (\`$args\`)" ;;
+    *) echo "$(commas $tools) in the timed run itself, its warm-up and first rounds, your kernels alone (\`$args\`)" ;;
     esac
 done | paste -sd';' | sed 's/;/, and /g')
 
