@@ -69,11 +69,8 @@ LDLIBS += $(call track_fact,$(TRACK),libs)
 SANITIZE_SIZES ?= $(call track_fact,$(TRACK),sanitize_sizes)
 SANITIZE_BLOCKS ?= $(call track_fact,$(TRACK),sanitize_blocks)
 PROFILE_ARGS ?= $(call track_fact,$(TRACK),profile_args)
-# At the timed size, the tools that finish there ("": all four); and those
-# that watch the timed run itself, over its first rounds (none: no such run).
+# At the timed size, the tools that finish there ("": all four).
 SANITIZE_TIMED_TOOLS ?= $(addprefix --tools ,$(call track_fact,$(TRACK),sanitize_timed_tools))
-SANITIZE_WATCHED_TOOLS ?= $(call track_fact,$(TRACK),sanitize_watched_tools)
-SANITIZE_WATCHED_REPS ?= $(call track_fact,$(TRACK),sanitize_watched_reps)
 # Rebuild everything when the flags change (another SM, another nvcc). The file
 # is replaced whole, so that a make running beside this one never reads half.
 quote = '$(subst ','\'',$(1))'
@@ -194,13 +191,10 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 
 -include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/core/*.d $(COMMON_BUILD)/tracks/*/*.d $(BEYOND_OBJS:.o=.d))
 
-# At the small sizes, every block size; at the timed run's size and block,
-# the graded kernels alone (a kernel may behave otherwise there), under the
-# tools that finish there (SANITIZE_TIMED_TOOLS: all, unless named); and,
-# where the track names tools for it, the timed run itself, its warm-up and
-# first SANITIZE_WATCHED_REPS rounds, each call on fresh inputs (a kernel may
-# behave otherwise in the calls that are timed, or from its third call on).
-SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --only yours $(call step_field,timed))$(if $(SANITIZE_WATCHED_TOOLS),;--tools $(SANITIZE_WATCHED_TOOLS) --only yours $(call step_field,timed) -r $(SANITIZE_WATCHED_REPS))
+# Twice: at the small sizes, every block size; and at the timed run's size
+# and block, the graded kernels alone (a kernel may behave otherwise there),
+# under the tools that finish there (SANITIZE_TIMED_TOOLS: all, unless named).
+SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --only yours $(call step_field,timed))
 
 # make sanitize, profile and explain need a GPU: each asks for one before it
 # builds anything (ask_for_gpu, common/cuda.mk), and without one says so in a

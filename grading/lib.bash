@@ -201,10 +201,8 @@ plans_file() { echo "$(verdict_dir)/plans"; }
 # sanitize's, SANITIZE_RUNS in common/step.mk), the first with two more of
 # the correctness tests' sizes, no larger than its own, and one more of the
 # step's blocks, drawn from GRADE_SEED: a file cannot tell which of its
-# checked configurations will be watched. A run of the timed run itself (no
-# --check) is the credited command's, its watched round included: the calls
-# the speed test times, in the same order on the same buffers, under the
-# tools. Kept for the grading, as the plans are made for them.
+# checked configurations will be watched. Kept for the grading, as the plans
+# are made for them.
 sanitize_runs() {
     local file
     file=$(verdict_dir)/sanitize-runs
@@ -222,7 +220,7 @@ sanitize_runs() {
             { b = $1; if (b !~ /x/ && have ~ /x/) b = b "x" b } !seen[b]' | draw 1)
         mkdir -p "$(verdict_dir)"
         { echo "${first%%-n *}-n ${sizes%,} -b $blocks${block:+,$block}"
-            [ -z "$rest" ] || awk -v watch="$(watch_round)" '/(^| )--check( |$)/ { print; next } { print $0 " --watch " watch }' <<<"$rest"; } >"$file"
+            [ -z "$rest" ] || echo "$rest"; } >"$file"
     fi
     cat "$file"
 }
@@ -843,10 +841,9 @@ grade_lesson() {
 # grade_sanitize: what `make sanitize` runs (common/tools/sanitize.sh:
 # compute-sanitizer's memcheck, racecheck, synccheck and initcheck) on the
 # learner's program at the step's small sizes (its Makefile's SANITIZE_SIZES
-# and SANITIZE_BLOCKS, with more drawn: sanitize_runs), at the timed size
-# (--check: the checks' two calls) and, where the track names tools for it,
-# on the timed run's own first rounds. A race can give the right sum on
-# every run; these tools see it anyway.
+# and SANITIZE_BLOCKS, with more drawn: sanitize_runs) and at the timed size
+# (--check: the checks' two calls). A race can give the right sum on every
+# run; these tools see it anyway.
 grade_sanitize() {
     require_build || return
     require_correct sanitize sanitized || return

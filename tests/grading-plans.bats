@@ -83,21 +83,6 @@ values() {
     [ ! -e "$(plans_file)" ] || fail "a failed planning left plans behind"
 }
 
-@test "the sanitizers' run of the timed run is the credited command: make sanitize's, with the watched round" {
-    use_fake_step
-    # The fake step's third sanitize run: --only yours -n 1000 -b 32 -r 3,
-    # the graded kernels of its timed run. The speed test credits timed_run,
-    # and the lesson profiles its round watch_round; the sanitizers run the
-    # first rounds of that same command. A --check run is left as it is.
-    local GRADE_SEED
-    for GRADE_SEED in 1 2 3; do
-        rm -rf "$(verdict_dir)"
-        assert_equal "$(sanitize_runs | sed -n 2p)" "--check --only yours -n 1000 -b 32"
-        assert_equal "$(sanitize_runs | sed -n 3p)" "--tools racecheck --only yours -n 1000 -b 32 -r 3 --watch $(watch_round)"
-        [[ $(timed_run) == *" --watch $(watch_round)" ]] || fail "seed $GRADE_SEED: the timed run watches another round: $(timed_run)"
-    done
-}
-
 @test "the sanitizers' runs: make sanitize's, with two more checked sizes and one more block drawn from the seed" {
     use_fake_step
     # The fake step's make sanitize: --check -n 1,33 -b 64; its one block, 32,

@@ -91,10 +91,7 @@ sanitize_runs=$(make_value "$root/$step" print-sanitize-args | while read -r arg
         read -r _ tools args <<<"$args"
         tools=${tools//,/ }
     fi
-    case " $args " in
-    *" --check "*) echo "$(commas $tools) in \`$args\`" ;;
-    *) echo "$(commas $tools) in the timed run itself, its warm-up and first rounds, your kernels alone (\`$args\`)" ;;
-    esac
+    echo "$(commas $tools) in \`$args\`"
 done | paste -sd';' | sed 's/;/, and /g')
 
 # The total, as the report counts it: a correctness test per block, and one
