@@ -882,12 +882,16 @@ grade_sanitize() {
         [ -n "$args" ] || continue
         count=$((count + 1))
         printf '%s\n' "$args" >"$dir/$count.args"
+        # A run's status is kept whatever it is: the graded test's errexit
+        # holds in this background run too, and would end it before a
+        # failed run's status is written (a report then read as "not run").
         {
+            ran=0
             # shellcheck disable=SC2086
             on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
                 "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
-                --plans "$(plans_file)" >"$dir/$count.out" 2>&1
-            echo $? >"$dir/$count.status"
+                --plans "$(plans_file)" >"$dir/$count.out" 2>&1 || ran=$?
+            echo "$ran" >"$dir/$count.status"
         } &
         pids+=($!)
     done <<<"$runs"

@@ -137,6 +137,29 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reported=memcheck racecheck synccheck initcheck" tools=
 }
 
+@test "the sanitizer test, called as a graded test calls it (errexit on), names the tool and quotes its report" {
+    # The graded test calls grade_sanitize itself, not through bats' run:
+    # bats' errexit holds, in the runs it starts in the background too. A
+    # run that reports problems (exit 1) or is stopped (124) must still say
+    # so, and leave its verdict; not end the test with no word and the
+    # verdict "not run".
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_SANITIZER_SAYS=$(<"$FIXTURES/tools/sanitizer-race.out")
+    FAKE_SANITIZER_STATUS=99
+    local said rc
+    set +e
+    (set -e; grade_sanitize) >"$BATS_TEST_TMPDIR/said" 2>&1
+    rc=$?
+    set -e
+    said=$(cat "$BATS_TEST_TMPDIR/said")
+    [ "$rc" -ne 0 ] || fail "passed: $said"
+    [[ $said == *"compute-sanitizer reports problems in prog"* ]] || fail "no report: '$said'"
+    [[ $said == *"Race reported between Write access"* ]] || fail "the race is not quoted: '$said'"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reported=memcheck racecheck synccheck initcheck" tools=
+}
+
 @test "the sanitizer test skips without compute-sanitizer" {
     use_fake_step
     fake_tools
