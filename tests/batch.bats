@@ -127,8 +127,10 @@ overlapping() {
 @test "batch --jobs on one machine: a GPU per student, never two on one, rows in the class's order" {
     slow_test "a class of four graded"
     # a-slow is first in the class and takes longest: others finish before it.
+    # Its run (4 x 1.5 s) outlasts the seconds a busy machine may take to
+    # start the next student's, so that two runs overlap however loaded.
     class a-slow b c d e
-    FAKE_SLOW=a-slow run --separate-stderr env -u CUDA_VISIBLE_DEVICES PATH="$FAKE_BIN:$PATH" \
+    FAKE_SECONDS=1.5 FAKE_SLOW=a-slow run --separate-stderr env -u CUDA_VISIBLE_DEVICES PATH="$FAKE_BIN:$PATH" \
         "$W/grading/batch" --jobs 3 --step 04 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
     # No real GPU: every student says "no GPU", as with one at a time.
     assert_equal "$status" 1
