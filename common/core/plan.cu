@@ -4,6 +4,7 @@
 #include "harness.h"
 #include "plan.h"
 
+#include <cooperative_groups.h>
 #include <cuda.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -236,6 +237,8 @@ static void *read_whole(const char *path)
     return data;
 }
 
+static void scrub_prepare(void);
+
 void module_open(void)
 {
     char path[PATH_MAX + 32];
@@ -248,6 +251,7 @@ void module_open(void)
     image = read_whole(path);
     CU_CHECK(driver.module_load_data(&module, image));
     module_find();
+    scrub_prepare();
     for (int i = 0; i < global_count; i++) {
         module_global *g = &globals[i];
         g->initial = (unsigned char *)malloc(g->bytes ? g->bytes : 1);
@@ -263,12 +267,103 @@ void module_open(void)
 
 const char *module_clocks(void) { return clocks; }
 
+// ---------------------------------------------------------------------------
+// What a launch leaves behind that no variable names
+// ---------------------------------------------------------------------------
+// A thread's local memory (its stack) and a block's shared memory are not
+// cleared between launches: a thread that runs in the same warp slot of the
+// same SM as one of an earlier launch finds that thread's stack as it was
+// left, and a block the shared memory of the block before. A kernel that
+// reads them before writing them can count the calls it has seen with no
+// variable at all (tests/mutants/07-stack-remembers-calls,
+// 07-shared-remembers-calls). So, before every call, two kernels of this
+// program's overwrite both: every warp slot of every SM at once runs a
+// thread whose stack frame spans the whole of a thread's local memory, and
+// every SM a block that holds all the shared memory a block may have. The
+// launches are cooperative, and each block waits for the grid, so that all
+// of each runs at once: no slot and no SM is left out.
+enum { SCRUB_BLOCK = 256 };
+
+// The per-thread local memory the scrub covers; the driver gives each thread
+// the stack limit (1 KB unless a program sets more), or what the largest
+// kernel launched needs if that is more.
+static const size_t SCRUB_FRAMES[] = {1024, 4096, 16384};
+static size_t scrub_frame;
+static int scrub_local_blocks, scrub_shared_bytes;
+
+template <int FRAME_BYTES>
+__global__ void __launch_bounds__(SCRUB_BLOCK) scrub_local_memory(void)
+{
+    uint4 frame[FRAME_BYTES / sizeof(uint4)];
+    for (int i = 0; i < FRAME_BYTES / (int)sizeof(uint4); i++)
+        frame[i] = make_uint4(0, 0, 0, 0);
+    asm volatile("" : : "l"(frame) : "memory");  // the frame's address escapes: its stores stay
+    cooperative_groups::this_grid().sync();     // every slot is taken until all are written
+}
+
+__global__ void __launch_bounds__(1024) scrub_shared_memory(unsigned int bytes)
+{
+    extern __shared__ uint4 whole_block_share[];
+    for (unsigned int i = threadIdx.x; i < bytes / sizeof(uint4); i += blockDim.x)
+        whole_block_share[i] = make_uint4(0, 0, 0, 0);
+    cooperative_groups::this_grid().sync();  // one block on every SM, all at once
+}
+
+static const void *scrub_local_kernel(void)
+{
+    switch (scrub_frame) {
+    case 1024: return (const void *)scrub_local_memory<1024>;
+    case 4096: return (const void *)scrub_local_memory<4096>;
+    default: return (const void *)scrub_local_memory<16384>;
+    }
+}
+
+// After the module's first load: the frame that covers a thread's local
+// memory, whatever the module's kernels need, and the grids that cover the GPU.
+static void scrub_prepare(void)
+{
+    size_t need = 0;
+    CUDA_CHECK(cudaDeviceGetLimit(&need, cudaLimitStackSize));
+    for (int i = 0; i < kernel_count; i++) {
+        int local = 0;
+        CU_CHECK(driver.func_get_attribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, kernels[i].function));
+        if ((size_t)local > need)
+            need = (size_t)local;
+    }
+    scrub_frame = 0;
+    for (int i = 0; i < COUNT_OF(SCRUB_FRAMES) && !scrub_frame; i++)
+        if (SCRUB_FRAMES[i] >= need)
+            scrub_frame = SCRUB_FRAMES[i];
+    if (!scrub_frame)
+        die(EXIT_CUDA, "a kernel of your file keeps %zu bytes a thread in local memory (its stack), more than this "
+            "program can clear between calls (%zu): a kernel of this step needs a few registers a thread, no large "
+            "local array", need, SCRUB_FRAMES[COUNT_OF(SCRUB_FRAMES) - 1]);
+    const device_info *dev = current_device();
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scrub_local_kernel(), SCRUB_BLOCK, 0));
+    scrub_local_blocks = per_sm * dev->sm_count;
+    CUDA_CHECK(cudaDeviceGetAttribute(&scrub_shared_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev->ordinal));
+    CUDA_CHECK(cudaFuncSetAttribute(scrub_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, scrub_shared_bytes));
+    CUDA_CHECK(cudaFuncSetAttribute(scrub_shared_memory, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared));
+}
+
+static void scrub_between_calls(void)
+{
+    CUDA_CHECK(cudaLaunchCooperativeKernel(scrub_local_kernel(), scrub_local_blocks, SCRUB_BLOCK, NULL, 0, 0));
+    unsigned int bytes = (unsigned int)scrub_shared_bytes;
+    void *args[] = {&bytes};
+    CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)scrub_shared_memory, current_device()->sm_count, 1024, args,
+                                           (size_t)scrub_shared_bytes, 0));
+}
+
 void module_reload(void)
 {
     CUDA_CHECK(cudaDeviceSynchronize());  // nothing of the last call's still running in it
     CU_CHECK(driver.module_unload(module));
     CU_CHECK(driver.module_load_data(&module, image));
     module_find();
+    scrub_between_calls();
 }
 
 // Between the launches of one call, inside its timed span: a copy on the GPU,

@@ -74,10 +74,12 @@ typedef struct {
 // open_device. Exits 3, with what to do, if the module does not load.
 void module_open(void);
 
-// The module loaded again, as the driver first loaded it: before every call,
-// outside any timed span, so that no call leaves work or state to the next
-// in any memory of the module's, whatever declares it (a __device__ or
-// __constant__ variable, a .global of inline PTX, printf's strings). Its
+// The module loaded again, as the driver first loaded it, and every
+// thread's stack and every block's shared memory on the GPU zeroed: before
+// every call, outside any timed span, so that no call leaves work or state
+// to the next in any memory of the module's, whatever declares it (a
+// __device__ or __constant__ variable, a .global of inline PTX, printf's
+// strings), nor in the memory a launch leaves behind without a variable. Its
 // kernels' handles and variables' addresses change; the plans refer to the
 // kernels, not to the handles. (plan_replay resets the listed variables
 // between the launches of a call.)
