@@ -286,6 +286,8 @@ while [ $# -gt 0 ]; do case $1 in --log-file) log=$2; shift 2 ;; *) shift ;; esa
     echo '"4","1","matmul_naive(const float *, const float *, float *, int)","999"'
     echo '"5","1","count_off_elements(const float *, const float *, const float *, float, unsigned long, int *)","1"'
     echo '"6","1","void audit_marker()","1"'
+    echo '"7","1","void scrub_local_memory<1024>()","1"'
+    echo '"8","1","scrub_shared_memory(unsigned int)","1"'
 } >"$log"
 FAKE
     chmod +x "$bin/ncu"
@@ -293,7 +295,7 @@ FAKE
     assert_success
     assert_line --regexp '^  matmul_uncoalesced +570$'
     assert_line --regexp '^  matmul_naive +134$'
-    refute_output --regexp 'flush_l2|abs_copy|count_off_elements|audit_marker|999'
+    refute_output --regexp 'flush_l2|abs_copy|count_off_elements|audit_marker|scrub|999'
 }
 
 @test "make profile heads each warp-stall metric with what it counts, in words, and no other metric" {

@@ -73,8 +73,9 @@ header == 2 {
     split_csv($0, f)
     name = f[col["Kernel Name"]]
     sub(/\(.*/, "", name)
-    # kernels of the harness itself (the L2 flush, the checks, the audit marker) are no lesson
-    if (name ~ /^(void )?(flush_l2|abs_copy|count_off_elements|audit_marker)/ || (name in seen)) next
+    # kernels of the harness itself (the L2 flush, the checks, the audit
+    # marker, the scrub of stacks and shared memory between calls) are no lesson
+    if (name ~ /^(void )?(flush_l2|abs_copy|count_off_elements|audit_marker|scrub_(local|shared)_memory)/ || (name in seen)) next
     seen[name] = 1
     order[++kernels] = name
     m = split(metrics, wanted, ",")
