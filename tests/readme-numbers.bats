@@ -55,7 +55,7 @@ unmatched_figures() {
             para = ""; count = 0
         }
         FNR == NR { pool[$0] = index($0, ".") ? length($0) - index($0, ".") : 0; next }
-        /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ { check(); inside = 1; next }
+        /^<!-- (bench:[a-z0-9]+|micro:atomics|float:sum|profile:[0-9]+|sweep:[0-9]+) -->$/ { check(); inside = 1; next }
         /^<!-- \/(bench|micro|float|profile|sweep) -->$/ { inside = 0; next }
         inside { next }
         /^[[:space:]]*$/ { check(); next }
@@ -201,10 +201,10 @@ profile_figure_problems() {
                 print name ":" FNR ": the paragraph before the block does not say that make readme-figures writes it from " command
             profiles[block] = 1
         }
-        /^<!-- (bench:[a-z0-9]+|micro:atomics|profile:[0-9]+|sweep:[0-9]+) -->$/ {
+        /^<!-- (bench:[a-z0-9]+|micro:atomics|float:sum|profile:[0-9]+|sweep:[0-9]+) -->$/ {
             check(); inside = $0; opened = FNR; header = ""; next
         }
-        /^<!-- \/(bench|micro|profile|sweep) -->$/ {
+        /^<!-- \/(bench|micro|float|profile|sweep) -->$/ {
             if (inside ~ /profile/ && header == "") print name ":" opened ": an empty profile block"
             inside = ""; next
         }

@@ -288,6 +288,10 @@ while [ $# -gt 0 ]; do case $1 in --log-file) log=$2; shift 2 ;; *) shift ;; esa
     echo '"6","1","void audit_marker()","1"'
     echo '"7","1","void scrub_local_memory<1024>()","1"'
     echo '"8","1","scrub_shared_memory(unsigned int)","1"'
+    echo '"9","1","fill_fresh_matrix(float *, unsigned long, unsigned long, unsigned long)","1"'
+    echo '"10","1","compare_on_gpu(const float *, const float *, const float *, float, unsigned long, int *)","1"'
+    echo '"11","1","fill_input(int *, unsigned int, unsigned long, unsigned long, int)","1"'
+    echo '"12","1","sum_input(unsigned int, unsigned long, unsigned long, int, unsigned long long *)","1"'
 } >"$log"
 FAKE
     chmod +x "$bin/ncu"
@@ -295,7 +299,7 @@ FAKE
     assert_success
     assert_line --regexp '^  matmul_uncoalesced +570$'
     assert_line --regexp '^  matmul_naive +134$'
-    refute_output --regexp 'flush_l2|abs_copy|count_off_elements|audit_marker|scrub|999'
+    refute_output --regexp 'flush_l2|abs_copy|count_off_elements|audit_marker|scrub|fill_|compare_on_gpu|sum_input|999'
 }
 
 @test "make profile heads each warp-stall metric with what it counts, in words, and no other metric" {

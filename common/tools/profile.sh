@@ -73,9 +73,10 @@ header == 2 {
     split_csv($0, f)
     name = f[col["Kernel Name"]]
     sub(/\(.*/, "", name)
-    # kernels of the harness itself (the L2 flush, the checks, the audit
-    # marker, the scrub of stacks and shared memory between calls) are no lesson
-    if (name ~ /^(void )?(flush_l2|abs_copy|count_off_elements|audit_marker|scrub_(local|shared)_memory)/ || (name in seen)) next
+    # kernels of the harness itself (the inputs drawn and summed, the L2
+    # flush, the checks, the audit marker, the scrub of stacks and shared
+    # memory between calls) are no lesson
+    if (name ~ /^(void )?(fill_input|sum_input|fill_fresh_matrix|compare_on_gpu|flush_l2|abs_copy|count_off_elements|audit_marker|scrub_(local|shared)_memory)/ || (name in seen)) next
     seen[name] = 1
     order[++kernels] = name
     m = split(metrics, wanted, ",")
