@@ -832,7 +832,7 @@ grade_lesson() {
 
 # Launches ncu profiles in the lesson's run at most: an honest watched round
 # makes about 30 (a call of each timed kernel, of a few launches each, and
-# the inputs' and the cache flush's own kernels).
+# the inputs', the cache flush's and the scrub's own kernels).
 : "${LESSON_LAUNCHES:=400}"
 
 # Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
