@@ -856,7 +856,7 @@ grade_sanitize() {
     done)
     if [ -n "$clocks" ]; then
         record sanitize fail reason="reads clocks"
-        fail "$(printf 'your kernels read a clock, the SM or the launch they run on, or keep memory between launches, so they can tell a run under the sanitizers from a timed one and behave otherwise in each; a kernel of this step has no use for it:\n%s' "$clocks")"
+        fail "$(printf 'your kernels read a clock, the SM, the warp slot or the launch they run on, or keep memory between launches, so they can tell a run under the sanitizers from a timed one and behave otherwise in each; a kernel of this step has no use for it:\n%s' "$clocks")"
         return
     fi
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")

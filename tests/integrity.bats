@@ -327,6 +327,46 @@ PTX
     assert_output "$(printf 'global\tname=table\tbytes=8\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\nhidden\tname=counter\tfunction=k')"
 }
 
+# Device-side malloc keeps memory for the context's life, through every
+# reload of the module; %warpid tells a kernel's warp slots, which a tool's
+# extra registers change. However the PTX lays a call or a declaration out
+# over its lines, the name is found; a comment or a longer name is not it.
+@test "kernels.awk finds malloc however a call or declaration is laid out, and a read of %warpid" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    cat >"$a" <<'PTX'
+// a comment about malloc and free is no call
+.extern .func (.param .b64 rv) /* malloc */ vprintf (.param .b64 fmt, .param .b64 args);
+.global .align 4 .u32 my_malloc_count;
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	// begin inline asm
+	ret;
+}
+.extern .func (.param .b64 rv)
+malloc (.param .b64 sz);
+.func spare()
+{
+	// end inline asm
+	call.uni (hr0),
+	malloc
+	, (hp0);
+	ret;
+}
+.visible .entry slot(
+	.param .u64 slot_param_0
+)
+{
+	mov.u32 %r1, %warpid;
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    assert_output "$(printf 'global\tname=my_malloc_count\tbytes=4\nkernel\tname=k\tparams=8:8\nclock\tname=k\tregister=malloc\nclock\tname=spare\tregister=malloc\nkernel\tname=slot\tparams=8:8\nclock\tname=slot\tregister=%%warpid')"
+}
+
 @test "integrity: a variable declared inside a kernel's inline PTX fails, naming it" {
     slow_test "a copy compiled"
     need_solutions

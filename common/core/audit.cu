@@ -417,7 +417,7 @@ int audit_module(const options *opt, const char *step)
         return 0;
     char message[FINDING_LEN];
     snprintf(message, sizeof message,
-             "your kernels read a clock, the SM or the launch they run on, or keep memory between launches (%s): "
+             "your kernels read a clock, the SM, the warp slot or the launch they run on, or keep memory between launches (%s): "
              "a kernel that can tell one run from another can behave otherwise when watched and when timed; a "
              "step's kernel has no use for it",
              clocks);

@@ -9,9 +9,11 @@
 #                                                     outlives a launch under a name that
 #                                                     ptxas changes, which no copy between
 #                                                     launches can find (the program refuses it)
-#   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's id, the
-#                                                     launch's (%gridid) or a performance counter, or
-#                                                     keeps memory between launches (register=malloc)
+#   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's or the
+#                                                     warp slot's id, the launch's (%gridid) or a
+#                                                     performance counter, or keeps memory between
+#                                                     launches (register=malloc; FUNCTION is empty
+#                                                     where the module declares malloc outside one)
 #
 # The kernels come from the first file (every architecture has the same);
 # the variables and the clocks from all of them, each once, since code for
@@ -114,7 +116,9 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
     next
 }
 
-match($0, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|gridid|pm[0-7](_64)?)([^a-z_0-9]|$)/) {
+# Where a warp runs (%warpid: its slot on the SM) tells a run whose kernels
+# take more registers, under a tool, from one without: as good as a clock.
+match($0, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|warpid|nwarpid|gridid|pm[0-7](_64)?)([^a-z_0-9]|$)/) {
     reg = substr($0, RSTART, RLENGTH)
     sub(/[^a-z_0-9%]$/, "", reg)
     key = current SUBSEP reg
@@ -122,10 +126,16 @@ match($0, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|sm
 }
 
 # Device-side malloc (and its kin, the __cuda_syscall_* calls behind
-# __nv_aligned_device_malloc and the like): memory that outlives the launch, where one launch can
-# leave work or state to the next.
-# (ptxas's form puts the callee on a line of its own: "\tmalloc, ".)
-/^[ \t]*call(\.uni)?[ \t].*[ \t,(](malloc|free|__cuda_syscall[A-Za-z0-9_]*)[ \t,);]/ || /^[ \t]*(malloc|free|__cuda_syscall[A-Za-z0-9_]*)[ \t]*[,;][ \t]*$/ {
+# __nv_aligned_device_malloc and the like): memory that outlives the launch,
+# and the module, where one launch can leave work or state to the next. The
+# name as a word anywhere in the code, comments left out, whatever the lines:
+# a call, or a declaration, may put each of its parts on a line of its own.
+{
+    code = $0
+    gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", code)
+    sub(/\/\/.*/, "", code)
+}
+match(" " code " ", /[^A-Za-z0-9_$](malloc|free|__cuda_syscall[A-Za-z0-9_]*)[^A-Za-z0-9_$]/) {
     key = current SUBSEP "malloc"
     if (!(key in seen)) { seen[key] = 1; print "clock\tname=" current "\tregister=malloc" }
 }
