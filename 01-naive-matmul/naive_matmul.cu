@@ -16,8 +16,8 @@
 
 __global__ void matmul_naive(const float *A, const float *B, float *C, int n)
 {
-    // TODO: this thread's element of C: the column from the x coordinates
-    //       (blockIdx.x, blockDim.x, threadIdx.x), the row from the y ones.
+    // TODO: this thread's element of C, mapped so that the consecutive
+    //       threads of a warp get consecutive columns of one row.
     int row = 0, col = 0;
 
     // TODO: only threads inside the matrix may touch it.

@@ -112,7 +112,7 @@ echo "| correct with block B ($(commas $blocks)) | right at $sizes_text (the che
 echo "| correct when timed | every run of the timed run (\`$timed\`) is right | $(points correct) |"
 echo "| faster than its starting kernel | $speed | $(points speed) |"
 if [ -n "$(field lesson)" ]; then
-    echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`), drawn per grading, under ncu | $(points lesson) |"
+    echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`) under ncu, a round drawn at random for each grading | $(points lesson) |"
 fi
 echo "| clean under compute-sanitizer | nothing found by $sanitize_runs | $(points sanitize) |"
 echo "| integrity of your file | its host code only launches its kernels (\`grading/integrity $program.cu\`) | $(points integrity) |"
