@@ -27,6 +27,14 @@ ifneq ($(if $(MAKECMDGOALS),$(filter-out doctor help,$(MAKECMDGOALS)),all),)
   include common/cuda.mk
 endif
 
+# STEP= names make handout's last step, and nothing else: on another goal
+# it is a slip for EX=, which would otherwise go unnoticed.
+ifeq ($(origin STEP),command line)
+  ifneq ($(filter-out handout,$(or $(MAKECMDGOALS),all)),)
+    $(error STEP= is make handout's option (the last step of the copy); to pick steps, use EX=, e.g. make grade EX=04)
+  endif
+endif
+
 STEPS := $(sort $(wildcard [0-9][0-9]-*))
 SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 # The step numbers EX names, two digits each (EX=4 is step 04), and their folders

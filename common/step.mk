@@ -28,7 +28,9 @@
 COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(COMMON_DIR)/cuda.mk
 
-STEP := $(notdir $(CURDIR))
+# The step is the folder: a STEP= on the command line (make handout's, or a
+# slip for EX=) reaches every sub-make, and must not rename it.
+override STEP := $(notdir $(CURDIR))
 # The step's entry in the manifest: one field of it.
 MANIFEST := $(abspath $(COMMON_DIR)/../steps.conf)
 step_field = $(shell awk -f $(COMMON_DIR)/tools/manifest.awk -v step='$(STEP)' -v key='$(1)' '$(MANIFEST)')

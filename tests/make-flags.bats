@@ -172,3 +172,18 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     assert_line "$program.cu(1): error: identifier \"BROKEN\" is undefined"
     refute_output --partial "$NVCC_FAKE"
 }
+
+# STEP= is make handout's option; on the command line it reaches every
+# sub-make. Elsewhere at the top it is a slip for EX=, and says so; in a
+# step's folder the step is the folder, whatever STEP= says.
+@test "STEP= on another goal than handout says to use EX=; a step's folder keeps its own name" {
+    run make -C "$WORKBOOK_DIR" grade STEP=04
+    assert_failure 2
+    assert_output --partial "STEP= is make handout's option"
+    assert_output --partial "use EX=, e.g. make grade EX=04"
+    local step
+    step=$(first_step)
+    run make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program STEP=04-reduction-interleaved
+    assert_success
+    assert_output "$(step_field "$step" program)"
+}

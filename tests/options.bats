@@ -57,6 +57,19 @@ bad_options=(
     done < <(all_programs)
 }
 
+@test "a long option given a value it does not take is named as it was typed, not as an unknown short one" {
+    local program
+    program=$(all_programs | grep -v _solution | head -n 1)
+    for args in --check=1 --machine=yes --help=1; do
+        run env CUDA_VISIBLE_DEVICES= "$program" "$args"
+        assert_failure 2
+        assert_output "$(basename "$program"): option '${args%%=*}' takes no value: '$args' (try --help)"
+    done
+    run env CUDA_VISIBLE_DEVICES= "$program" --bogus=1
+    assert_failure 2
+    assert_output "$(basename "$program"): unknown option '--bogus=1' (try --help)"
+}
+
 @test "--only runs the kernels of the roles it names; the kernels past the lesson are the solution's" {
     local exercise=$WORKBOOK_DIR/03-tiled-matmul/tiled_matmul
     [ -x "$exercise" ] || skip "03 is not built"

@@ -367,10 +367,16 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
             break;
         case 'h': print_usage(spec); exit(EXIT_CORRECT);
         case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt)
+        default: {
+            // A long option is named as it was typed: --check=1 is a known
+            // option given a value it does not take, not an unknown -c.
+            const char *given = argv[optind - 1];
+            if (strncmp(given, "--", 2) == 0 && strchr(given, '=') && optopt)
+                usage_error("option '%.*s' takes no value: '%s'", (int)(strchr(given, '=') - given), given, given);
+            if (optopt && strncmp(given, "--", 2) != 0)
                 usage_error("unknown option '-%c'", optopt);
-            usage_error("unknown option '%s'", argv[optind - 1]);
+            usage_error("unknown option '%s'", given);
+        }
         }
     }
     if (optind < argc)
