@@ -12,8 +12,8 @@
 #   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's or the
 #                                                     warp slot's id, the launch's (%gridid) or a
 #                                                     performance counter, or keeps memory between
-#                                                     launches (register=malloc; FUNCTION is empty
-#                                                     where the module declares malloc outside one)
+#                                                     launches (register=malloc; FUNCTION is the
+#                                                     last one started, or empty before the first)
 #
 # The kernels come from the first file (every architecture has the same);
 # the variables and the clocks from all of them, each once, since code for
@@ -74,6 +74,7 @@ FNR == 1 { file++; depth = 0 }
 {
     at = depth
     code = $0
+    gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", code)
     sub(/\/\/.*/, "", code)
     depth += gsub(/\{/, "{", code) - gsub(/\}/, "}", code)
 }
@@ -130,11 +131,6 @@ match($0, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|sm
 # and the module, where one launch can leave work or state to the next. The
 # name as a word anywhere in the code, comments left out, whatever the lines:
 # a call, or a declaration, may put each of its parts on a line of its own.
-{
-    code = $0
-    gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", code)
-    sub(/\/\/.*/, "", code)
-}
 match(" " code " ", /[^A-Za-z0-9_$](malloc|free|__cuda_syscall[A-Za-z0-9_]*)[^A-Za-z0-9_$]/) {
     key = current SUBSEP "malloc"
     if (!(key in seen)) { seen[key] = 1; print "clock\tname=" current "\tregister=malloc" }
