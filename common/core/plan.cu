@@ -281,7 +281,9 @@ const char *module_clocks(void) { return clocks; }
 // thread whose stack frame spans the whole of a thread's local memory, and
 // every SM a block that holds all the shared memory a block may have. The
 // launches are cooperative, and each block waits for the grid, so that all
-// of each runs at once: no slot and no SM is left out.
+// of each runs at once: no slot and no SM is left out. (A GPU that cannot
+// launch cooperatively gets the same grids launched plainly: they fill the
+// GPU in one wave as well, without the guarantee.)
 enum { SCRUB_BLOCK = 256 };
 
 // The per-thread local memory the scrub covers; the driver gives each thread
@@ -290,23 +292,26 @@ enum { SCRUB_BLOCK = 256 };
 static const size_t SCRUB_FRAMES[] = {1024, 4096, 16384};
 static size_t scrub_frame;
 static int scrub_local_blocks, scrub_shared_bytes;
+static bool scrub_cooperative;
 
 template <int FRAME_BYTES>
-__global__ void __launch_bounds__(SCRUB_BLOCK) scrub_local_memory(void)
+__global__ void __launch_bounds__(SCRUB_BLOCK) scrub_local_memory(bool cooperative)
 {
     uint4 frame[FRAME_BYTES / sizeof(uint4)];
     for (int i = 0; i < FRAME_BYTES / (int)sizeof(uint4); i++)
         frame[i] = make_uint4(0, 0, 0, 0);
     asm volatile("" : : "l"(frame) : "memory");  // the frame's address escapes: its stores stay
-    cooperative_groups::this_grid().sync();     // every slot is taken until all are written
+    if (cooperative)
+        cooperative_groups::this_grid().sync();  // every slot is taken until all are written
 }
 
-__global__ void __launch_bounds__(1024) scrub_shared_memory(unsigned int bytes)
+__global__ void __launch_bounds__(1024) scrub_shared_memory(unsigned int bytes, bool cooperative)
 {
     extern __shared__ uint4 whole_block_share[];
     for (unsigned int i = threadIdx.x; i < bytes / sizeof(uint4); i += blockDim.x)
         whole_block_share[i] = make_uint4(0, 0, 0, 0);
-    cooperative_groups::this_grid().sync();  // one block on every SM, all at once
+    if (cooperative)
+        cooperative_groups::this_grid().sync();  // one block on every SM, all at once
 }
 
 static const void *scrub_local_kernel(void)
@@ -343,6 +348,9 @@ static void scrub_prepare(void)
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scrub_local_kernel(), SCRUB_BLOCK, 0));
     scrub_local_blocks = per_sm * dev->sm_count;
     CUDA_CHECK(cudaDeviceGetAttribute(&scrub_shared_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev->ordinal));
+    int cooperative = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, dev->ordinal));
+    scrub_cooperative = cooperative != 0;
     CUDA_CHECK(cudaFuncSetAttribute(scrub_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, scrub_shared_bytes));
     CUDA_CHECK(cudaFuncSetAttribute(scrub_shared_memory, cudaFuncAttributePreferredSharedMemoryCarveout,
                                     cudaSharedmemCarveoutMaxShared));
@@ -350,11 +358,20 @@ static void scrub_prepare(void)
 
 static void scrub_between_calls(void)
 {
-    CUDA_CHECK(cudaLaunchCooperativeKernel(scrub_local_kernel(), scrub_local_blocks, SCRUB_BLOCK, NULL, 0, 0));
+    bool cooperative = scrub_cooperative;
     unsigned int bytes = (unsigned int)scrub_shared_bytes;
-    void *args[] = {&bytes};
-    CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)scrub_shared_memory, current_device()->sm_count, 1024, args,
-                                           (size_t)scrub_shared_bytes, 0));
+    void *local_args[] = {&cooperative};
+    void *shared_args[] = {&bytes, &cooperative};
+    dim3 shared_grid(current_device()->sm_count);
+    if (cooperative) {
+        CUDA_CHECK(cudaLaunchCooperativeKernel(scrub_local_kernel(), scrub_local_blocks, SCRUB_BLOCK, local_args, 0, 0));
+        CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)scrub_shared_memory, shared_grid, 1024, shared_args,
+                                               (size_t)scrub_shared_bytes, 0));
+    } else {
+        CUDA_CHECK(cudaLaunchKernel(scrub_local_kernel(), scrub_local_blocks, SCRUB_BLOCK, local_args, 0, 0));
+        CUDA_CHECK(cudaLaunchKernel((const void *)scrub_shared_memory, shared_grid, 1024, shared_args,
+                                    (size_t)scrub_shared_bytes, 0));
+    }
 }
 
 void module_reload(void)
