@@ -310,6 +310,15 @@ __global__ void __launch_bounds__(1024) scrub_shared_memory(unsigned int bytes, 
     extern __shared__ uint4 whole_block_share[];
     for (unsigned int i = threadIdx.x; i < bytes / sizeof(uint4); i += blockDim.x)
         whole_block_share[i] = make_uint4(0, 0, 0, 0);
+#if __CUDA_ARCH__ >= 800
+    // And the shared memory the driver reserves below a block's own (1 KB on
+    // sm_80 and later), which a kernel can reach with an address of its own.
+    unsigned int begin, end;
+    asm volatile("mov.u32 %0, %%reserved_smem_offset_begin;" : "=r"(begin));
+    asm volatile("mov.u32 %0, %%reserved_smem_offset_end;" : "=r"(end));
+    for (unsigned int at = begin + 4 * threadIdx.x; at + 4 <= end; at += 4 * blockDim.x)
+        asm volatile("st.shared.u32 [%0], 0;" : : "r"(at) : "memory");
+#endif
     if (cooperative)
         cooperative_groups::this_grid().sync();  // one block on every SM, all at once
 }
