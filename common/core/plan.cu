@@ -312,11 +312,13 @@ __global__ void __launch_bounds__(1024) scrub_shared_memory(unsigned int bytes, 
         whole_block_share[i] = make_uint4(0, 0, 0, 0);
 #if __CUDA_ARCH__ >= 800
     // And the shared memory the driver reserves below a block's own (1 KB on
-    // sm_80 and later), which a kernel can reach with an address of its own.
-    unsigned int begin, end;
+    // sm_80 and later, up to %reserved_smem_offset_cap), which a kernel can
+    // reach with an address of its own: the part past the driver's own use
+    // (from %reserved_smem_offset_end) keeps what a block left there.
+    unsigned int begin, cap;
     asm volatile("mov.u32 %0, %%reserved_smem_offset_begin;" : "=r"(begin));
-    asm volatile("mov.u32 %0, %%reserved_smem_offset_end;" : "=r"(end));
-    for (unsigned int at = begin + 4 * threadIdx.x; at + 4 <= end; at += 4 * blockDim.x)
+    asm volatile("mov.u32 %0, %%reserved_smem_offset_cap;" : "=r"(cap));
+    for (unsigned int at = begin + 4 * threadIdx.x; at + 4 <= cap; at += 4 * blockDim.x)
         asm volatile("st.shared.u32 [%0], 0;" : : "r"(at) : "memory");
 #endif
     if (cooperative)
