@@ -313,8 +313,9 @@ __global__ void __launch_bounds__(1024) scrub_shared_memory(unsigned int bytes, 
 #if __CUDA_ARCH__ >= 800
     // And the shared memory the driver reserves below a block's own (1 KB on
     // sm_80 and later, up to %reserved_smem_offset_cap), which a kernel can
-    // reach with an address of its own: the part past the driver's own use
-    // (from %reserved_smem_offset_end) keeps what a block left there.
+    // reach with an address of its own. On an H200 nothing written past the
+    // driver's own part (from %reserved_smem_offset_end) outlived a launch;
+    // zeroed all the same, for GPUs where it might.
     unsigned int begin, cap;
     asm volatile("mov.u32 %0, %%reserved_smem_offset_begin;" : "=r"(begin));
     asm volatile("mov.u32 %0, %%reserved_smem_offset_cap;" : "=r"(cap));
