@@ -64,6 +64,39 @@ setup() {
     grep -q '^  08 cascaded, grid sized to the GPU (block 256) ' "$copy/README.md"
 }
 
+@test "a log of one step writes that step's table, leaves the progression and the other steps as they were, and again changes nothing" {
+    copy=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$copy"
+    cp -r "$WORKBOOK_DIR/common" "$WORKBOOK_DIR/README.md" "$copy/"
+    for dir in "${STEP_DIRS[@]}"; do
+        mkdir -p "$copy/$(basename "$dir")"
+        cp "$dir/README.md" "$copy/$(basename "$dir")/"
+    done
+    # What bench.sh 03-tiled-matmul writes: the run, then step 03's records only.
+    awk -F'\t' '$1 == "run" || $2 == "step=03-tiled-matmul"' "$FIXTURE" >"$BATS_TEST_TMPDIR/bench.log"
+    run "$WORKBOOK_DIR/common/tools/readme-figures.sh" "$BATS_TEST_TMPDIR/bench.log" "$copy"
+    assert_success
+    assert_output --partial "times no step 01 02 04 05 06 07 08: the progression in $copy/README.md stays as it is"
+    # Step 03's table is the log's ...
+    run sed -n '/^<!-- bench:03 -->$/,/^<!-- \/bench -->$/p' "$copy/03-tiled-matmul/README.md"
+    assert_line --partial 'Measured by `make bench` on NVIDIA H100 80GB HBM3 (CUDA 13.0), 2026-11-22: N = 2048'
+    assert_line --regexp '^\| shared-memory tiles \[yours\] \| '
+    # ... and outside it nothing changed: not the progression (no track start
+    # made of step 03's, no step left out), nor another step's table.
+    cmp "$WORKBOOK_DIR/README.md" "$copy/README.md"
+    for dir in "${STEP_DIRS[@]}"; do
+        [ "$(basename "$dir")" = 03-tiled-matmul ] && continue
+        cmp "$dir/README.md" "$copy/$(basename "$dir")/README.md"
+    done
+    diff <(sed '/^<!-- bench:03 -->$/,/^<!-- \/bench -->$/d' "$WORKBOOK_DIR/03-tiled-matmul/README.md") \
+         <(sed '/^<!-- bench:03 -->$/,/^<!-- \/bench -->$/d' "$copy/03-tiled-matmul/README.md")
+    # Run again on the same log: every README stays as it is.
+    cp -r "$copy" "$BATS_TEST_TMPDIR/before"
+    run "$WORKBOOK_DIR/common/tools/readme-figures.sh" "$BATS_TEST_TMPDIR/bench.log" "$copy"
+    assert_success
+    diff -r "$BATS_TEST_TMPDIR/before" "$copy"
+}
+
 # A copy of the harness's scripts and one fake step whose solution exits with $FAKE_STATUS.
 fake_bench_workbook() {
     W=$BATS_TEST_TMPDIR/wb

@@ -128,8 +128,10 @@ $output"
 # - outside the generated blocks, a count of a million or more ("33,554,432"),
 #   a table row with a count of a thousand or more ("| 2,612 |"), a line that
 #   names an ncu metric (`l1tex__...`) beside a count or a decimal, or any
-#   figure of 10,000 or more, or with two decimals, that a profile block holds:
-#   a copy that the next run leaves behind. Inline code and the -n/-b lists of
+#   figure of 10,000 or more, or with two decimals, that a profile block holds
+#   and no other measured block does (a bench table's 1.61x is that table's to
+#   quote, though some profile reads 1.61 too): a copy that the next run leaves
+#   behind. Inline code and the -n/-b lists of
 #   commands are not figures; a paragraph that says its figures are published
 #   or a one-off run may hold them.
 # - a profile block whose first line does not say "Measured by
@@ -142,18 +144,24 @@ profile_figure_problems() {
     local root=$1 readme dir number
     local pool
     pool=$(mktemp)
-    # The profile blocks' figures, digits only: "8,126,464" -> 8126464.
+    # The profile blocks' figures, digits only: "8,126,464" -> 8126464; less
+    # those that another measured block (bench, atomics, float sums, sweep)
+    # holds too.
     awk '
-    /^<!-- profile:[0-9]+ -->$/ { inside = 1; next }
-    /^<!-- \/profile -->$/ { inside = 0; next }
-    inside && !/^(Measured by|Not measured yet)/ {
+    /^<!-- profile:[0-9]+ -->$/ { inside = "profile"; next }
+    /^<!-- (bench:[a-z0-9]+|micro:atomics|float:sum|sweep:[0-9]+) -->$/ { inside = "other"; next }
+    /^<!-- \/(bench|micro|float|profile|sweep) -->$/ { inside = ""; next }
+    inside != "" && !/^(Measured by|Not measured yet)/ {
         line = $0
         while (match(line, /[0-9][0-9,]*(\.[0-9]+)?/)) {
             figure = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
             sub(/,$/, "", figure); gsub(/,/, "", figure)
-            if (figure ~ /\.[0-9][0-9]/ || (figure !~ /\./ && figure + 0 >= 10000)) print figure
+            if (inside == "other") other[figure] = 1
+            else if (figure ~ /\.[0-9][0-9]/ || (figure !~ /\./ && figure + 0 >= 10000)) profiled[figure] = 1
         }
-    }' $(readme_pages "$root" | sed "s|^|$root/|") | sort -u >"$pool"
+    }
+    END { for (figure in profiled) if (!(figure in other)) print figure }
+    ' $(readme_pages "$root" | sed "s|^|$root/|") | sort -u >"$pool"
     for readme in $(readme_pages "$root" | sed "s|^|$root/|"); do
         dir=$(dirname "$readme"); number=$(basename "$dir"); number=${number%%-*}
         [[ $dir != "$root" && $dir != "$root/docs" ]] || number=
@@ -267,6 +275,14 @@ readme_copy() {
     printf '\nThe strided kernel has 123,457 load conflicts.\n' >>"$copy/$step04"
     run profile_figure_problems "$copy"
     assert_output --partial "a profile block's figure copied outside it: 123,457"
+    # A bench table's figure that a profile block happens to hold too is the
+    # table's: the prose may quote it.
+    copy=$(readme_copy shared)
+    sed -i '/^<!-- \/profile -->$/i\  reduce_interleaved_strided   1.61' "$copy/$step04"
+    grep -q '^| interleaved, strided index \[yours\] | .* | 1\.61x |' "$copy/$step04" ||
+        fail "step 04's bench table no longer reads 1.61x: pick another of its figures here"
+    run profile_figure_problems "$copy"
+    assert_output ''
     # A hand-copied table of counts, and a metric quoted with its value.
     copy=$(readme_copy table)
     printf '\n| kernel | conflicts |\n|---|---:|\n| `reduce_sequential` | 1,615 |\n' >>"$copy/$step04"

@@ -4,8 +4,10 @@
 # records of a `make bench` run (default results/bench.log): the step's whole
 # table as its program printed it, the GPU, the size, the block, the date.
 # The top-level README's <!-- bench:progression --> block gets the
-# progression table that make bench printed; the atomics table, step 08's float sums, each step's
-# last make profile and make bench-sweep go into their blocks too (below),
+# progression table that make bench printed, from a log that times every step
+# with a table (one that times only some leaves it as it was); the atomics
+# table, step 08's float sums, each step's last make profile and make
+# bench-sweep go into their blocks too (below),
 # and each step's pass conditions, from steps.conf, into its <!-- pass:NN -->
 # block, with or without a log.
 # Called by `make readme-figures`; the figures in the READMEs come from here,
@@ -85,9 +87,22 @@ AWK
     echo "updated $readme" >&2
 done
 
-# The progression, as make bench prints it, for the top-level README.
+# The progression, as make bench prints it, for the top-level README. It shows
+# every step with a table of its own: a log that times only some of them
+# (bench.sh 03-tiled-matmul, say) would leave the others out and make the
+# first step it timed its track's start, so such a log leaves it as it was.
 readme=$root/README.md
-if grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
+untimed=
+for step_readme in "$root"/[0-9][0-9]-*/README.md; do
+    step=$(basename "$(dirname "$step_readme")")
+    grep -q "^<!-- bench:${step%%-*} -->$" "$step_readme" || continue
+    awk -F'\t' -v want="step=$step" '
+        $1 == "time" { for (i = 2; i <= NF; i++) if ($i == want) found = 1 }
+        END { exit !found }' "$log" || untimed="$untimed ${step%%-*}"
+done
+if [ -n "$untimed" ] && grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
+    echo "readme-figures: $log times no step$untimed: the progression in $readme stays as it is (make bench times them all)" >&2
+elif grep -q '^<!-- bench:progression -->$' "$readme" 2>/dev/null; then
     scratch=$(mktemp -d)
     table=$(BENCH_RESULTS=$scratch "$root/common/tools/bench.sh" --from "$log" 2>/dev/null)
     rm -rf "$scratch"
