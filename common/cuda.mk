@@ -47,6 +47,14 @@ ifeq ($(origin SM),undefined)
   export SM  # sub-makes inherit the answer, even an empty one, and ask nvidia-smi no more
 endif
 
+# An architecture is its digits, with an a or f after them for the
+# architecture-specific targets (90a, 100f): SM=9.0 or SM=sm_90 would reach
+# nvcc as a flag it cannot read.
+BAD_SM := $(shell printf '%s\n' $(SM) | grep -vE '^[0-9]+[af]?$$')
+ifneq ($(strip $(BAD_SM)),)
+  $(error SM=$(SM): name each architecture by its digits, without a dot or sm_, e.g. SM=90 or SM="80 90")
+endif
+
 # 70 (V100) still builds with CUDA 11.8 and 12.x; the filter drops it for 13.
 COMMON_ARCHS := 70 75 80 86 89 90 100 120
 ifeq ($(strip $(SM)),)

@@ -187,3 +187,19 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     assert_success
     assert_output "$(step_field "$step" program)"
 }
+
+@test "SM= names architectures by their digits: a dot or sm_ is refused with the form to use" {
+    local step
+    step=$(first_step)
+    local value
+    for value in 9.0 sm_90 "80 9.0"; do
+        run make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program SM="$value"
+        assert_failure 2
+        assert_output --partial "SM=$value: name each architecture by its digits, without a dot or sm_, e.g. SM=90"
+    done
+    for value in 90 "80 90" 90a 100f; do
+        run make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program SM="$value"
+        assert_success
+        assert_output "$(step_field "$step" program)"
+    done
+}
