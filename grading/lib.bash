@@ -650,6 +650,35 @@ find_cuda_tool() {
     cuda_tool "$@" || true
 }
 
+# lesson_metric_here NCU METRIC: METRIC (a lesson_metric of steps.conf) as
+# the profiler here can count it. A term written ?NAME counts work that some
+# GPUs have no instruction for (cp.async before sm_80): it is kept where this
+# ncu lists NAME for the GPU here (--query-metrics), and left out elsewhere,
+# where that work cannot be done. Every other term is always asked for: one
+# that ncu lacks fails the lesson with ncu's own message, never a silent 0.
+lesson_metric_here() {
+    local ncu=$1 metric=$2 known=""
+    [[ $metric == *\?* ]] && known=$("$ncu" --query-metrics 2>/dev/null | awk 'NF { print $1 }')
+    awk -v metric="$metric" -v known="$known" 'BEGIN {
+        n = split(known, k, "\n"); for (i = 1; i <= n; i++) have[k[i]] = 1
+        rest = metric; out = ""; carry = ""
+        while (rest != "") {
+            sep = ""
+            if (rest ~ /^[-+\/]/) { sep = substr(rest, 1, 1); rest = substr(rest, 2) }
+            match(rest, /^[^-+\/]*/); term = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1)
+            if (carry == "/") sep = "/"
+            carry = ""
+            if (substr(term, 1, 1) == "?") {
+                term = substr(term, 2); base = term; sub(/\..*/, "", base)
+                if (!(base in have)) { if (sep == "/") carry = "/"; continue }
+            }
+            if (out == "" && sep == "+") sep = ""
+            out = out sep term
+        }
+        print out
+    }'
+}
+
 # lesson_value CSV METRIC NAMES: from ncu's raw CSV page, METRIC over every
 # launch of the kernels NAMES lists (mangled, one a line, in a file): each of
 # METRIC's terms summed over those launches, then combined. METRIC is ncu
@@ -752,13 +781,13 @@ grade_lesson() {
     require_build || return
     require_correct lesson profiled || return
     local ncu metric start_kernel graded_kernel
-    metric=$(step_setting lesson_metric)
     start_kernel=$(step_setting lesson_start)
     graded_kernel=$(step_setting audit | tr ' ' '\n' | sed -n 's/^kernel=//p')
     ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
     if [ -z "$ncu" ]; then
         skip_with lesson "ncu (Nsight Compute) not found: it comes with the CUDA toolkit; put its bin/ on PATH to grade the lesson"
     fi
+    metric=$(lesson_metric_here "$ncu" "$(step_setting lesson_metric)")
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     mkdir -p "$GRADE_RESULTS"
     plans_ready || { fail "not profiled: your host code's planning failed (see the correctness tests)"; return; }

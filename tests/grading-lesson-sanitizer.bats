@@ -275,3 +275,30 @@ SCRIPT
     two=$(watch_round)
     [ "$one" != "$two" ] || fail "seeds 11 and 12 drew the same round $one"
 }
+
+# A lesson counts the same work whatever instruction does it: a ?term (an
+# atomic's counter, say) is asked of ncu where the GPU's ncu lists it
+# (--query-metrics), and left out where it does not.
+@test "the lesson counts a ?term where this GPU's ncu has its metric, and leaves out one it has not" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    sed 's|lesson_metric=smsp__stores.sum/|lesson_metric=smsp__stores.sum+?smsp__atoms.sum+?smsp__absent.sum/|' "$MANIFEST" >"$BATS_TEST_TMPDIR/steps.conf"
+    MANIFEST=$BATS_TEST_TMPDIR/steps.conf
+    run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)"
+    assert_output "smsp__stores.sum/launch__grid_size"  # this ncu lists nothing
+    # The GPU's ncu lists the atomics' counter (and the stores'), not the other.
+    FAKE_NCU_SAYS='Metric Name      Metric Type\nsmsp__stores     Counter\nsmsp__atoms      Counter\n'
+    run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)"
+    assert_output "smsp__stores.sum+smsp__atoms.sum/launch__grid_size"
+    # The learner's kernel makes its stores as atomics: counted, it fails.
+    FAKE_CSV=$(printf '"ID","Kernel Name","launch__grid_size","smsp__stores.sum","smsp__atoms.sum"\n"","","","",""\n')
+    FAKE_CSV+=$'\n"0","_Z12reduce_startPKiPij","4","220","0"\n"1","_Z4minePKiPij","4","0","220"'
+    run grade_lesson
+    assert_failure
+    assert_output --partial "mine: 55 stores per block over its 1 launches; the starting kernel reduce_start: 55 over its 1."
+    # Where the GPU's ncu has no such counter, no such instruction runs: out.
+    FAKE_NCU_SAYS='Metric Name      Metric Type\nsmsp__stores     Counter\n'
+    run grade_lesson
+    assert_success
+}

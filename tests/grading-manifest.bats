@@ -53,7 +53,10 @@ load grading-helpers
         done
         checked=$((checked + 1))
         metrics=$(step_field "$step" profile)
+        # (A ?term, counted where the GPU has it, is zero in every honest
+        # kernel: make profile need not show it.)
         for m in $(step_field "$step" lesson_metric | tr '/+-' '   '); do
+            [[ $m == \?* ]] && continue
             [[ ,$metrics, == *,$m,* ]] || fail "$step: its lesson metric $m is not in its profile= (make profile shows those)"
         done
         factor=$(step_field "$step" lesson)

@@ -60,12 +60,22 @@ BEGIN {
     per_line["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = "shared_ld:excess"
     per_line["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] = "shared_st:excess"
     per_line["smsp__inst_executed.sum"] = "any:inst"
+    # The same work done by other instructions (atomics, reductions, copies
+    # to shared memory), which a lesson counts too: no line is shown for
+    # them (no kind below is theirs), and a line's share of the counter is
+    # its loads' and stores'.
+    split("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum " \
+          "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum " \
+          "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum " \
+          "smsp__sass_inst_executed_op_shared_atom.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", other, " ")
+    for (o in other) per_line[other[o]] = "other:none"
     terms = 0
     if (lesson != "") {
         numerator = lesson
         sub(/\/.*/, "", numerator)
         n = split(numerator, term, "+")
         for (t = 1; t <= n; t++) {
+            sub(/^\?/, "", term[t])  # a term counted where the GPU has it
             if (term[t] == "") continue
             if (term[t] in per_line) lesson_term[++terms] = per_line[term[t]]
             else unmapped[term[t]] = 1
