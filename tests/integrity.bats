@@ -330,11 +330,13 @@ PTX
 # Device-side malloc keeps memory for the context's life, through every
 # reload of the module; %warpid tells a kernel's warp slots, which a tool's
 # extra registers change. However the PTX lays a call or a declaration out
-# over its lines, the name is found; a comment or a longer name is not it.
+# over its lines, the name is found; a comment, a longer name or the source's
+# path (a student's folder named "free") is not it.
 @test "kernels.awk finds malloc however a call or declaration is laid out, and a read of %warpid" {
     local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
     cat >"$a" <<'PTX'
 // a comment about malloc and free is no call
+.file	1 "/home/course/.work/3-free/gpu-malloc %warpid/07-unrolled/unrolled.cu"
 .extern .func (.param .b64 rv) /* malloc */ vprintf (.param .b64 fmt, .param .b64 args);
 .global .align 4 .u32 my_malloc_count;
 .visible .entry k(
@@ -358,6 +360,7 @@ malloc (.param .b64 sz);
 	.param .u64 slot_param_0
 )
 {
+	.loc	1 12 3
 	mov.u32 %r1, %warpid;
 	ret;
 }

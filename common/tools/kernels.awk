@@ -69,11 +69,14 @@ function declared(from,    i, align, size, t, pointer) {
 FNR == 1 { file++; depth = 0 }
 
 # How deep in braces the line starts (0: file scope; a function's body and
-# the blocks in it are deeper), comments left out; a variable's initializer
-# opens and closes its braces on its own line.
+# the blocks in it are deeper), comments and strings left out (a .file line
+# holds the source's path, whose folders may be named anything: a student
+# called "free"); a variable's initializer opens and closes its braces on
+# its own line.
 {
     at = depth
     code = $0
+    gsub(/"[^"]*"/, "\"\"", code)
     gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", code)
     sub(/\/\/.*/, "", code)
     depth += gsub(/\{/, "{", code) - gsub(/\}/, "}", code)
@@ -119,8 +122,8 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
 
 # Where a warp runs (%warpid: its slot on the SM) tells a run whose kernels
 # take more registers, under a tool, from one without: as good as a clock.
-match($0, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|warpid|nwarpid|gridid|pm[0-7](_64)?)([^a-z_0-9]|$)/) {
-    reg = substr($0, RSTART, RLENGTH)
+match(code, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|warpid|nwarpid|gridid|pm[0-7](_64)?)([^a-z_0-9]|$)/) {
+    reg = substr(code, RSTART, RLENGTH)
     sub(/[^a-z_0-9%]$/, "", reg)
     key = current SUBSEP reg
     if (!(key in seen)) { seen[key] = 1; print "clock\tname=" current "\tregister=" reg }
