@@ -382,6 +382,27 @@ PTX
 # The toolkit's headers define inline variables in every file that includes
 # them (nm's "u", unique symbols the linker makes one): data of the headers,
 # which the harness's own includes define too, never a finding.
+# A kernel's head however it is written is the file's own: CUDA's
+# __maxnreg__ where __launch_bounds__ goes, a comment with a "(" between
+# the return type and the name, a nested namespace (namespace a::b).
+@test "integrity: a kernel's head with __maxnreg__, a comment or a nested namespace is the file's own" {
+    slow_test "a copy compiled"
+    need_solutions
+    local copy=$BATS_TEST_TMPDIR/heads file version
+    mkdir -p "$copy"
+    cp -r "$WORKBOOK_DIR/solutions" "$copy/"
+    file=$copy/solutions/05-reduction-sequential/reduction_sequential.cu
+    version=$("$(cuda_tool nvcc)" --version | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+    local maxnreg=""
+    read -r major minor <<<"$version"
+    [ "$major" -gt 12 ] || { [ "$major" -eq 12 ] && [ "$minor" -ge 4 ]; } && maxnreg="__maxnreg__(32)"
+    sed -i "s|^__global__ void reduce_sequential(|namespace workbook::reduction {\n__global__ void $maxnreg  // one level (of the tree)\nreduce_sequential(|" "$file"
+    sed -i 's|^void sum_sequential|}  // namespace workbook::reduction\nusing workbook::reduction::reduce_sequential;\nvoid sum_sequential|' "$file"
+    grep -q '^reduce_sequential(' "$file" && grep -q 'namespace workbook::reduction' "$file" || fail "the test's edit did not apply"
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_success
+}
+
 @test "integrity: libcu++ headers included in an honest file are clean" {
     slow_test "a copy compiled"
     need_solutions
