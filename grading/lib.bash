@@ -814,14 +814,18 @@ grade_lesson() {
     triage_exit lesson || return
     [ "$status" -eq 0 ] || { fail "$(printf 'the profiled run failed (exit %d):\n%s' "$status" "$(tail -n 20 <<<"$output")")"; return; }
     # Whose each profiled kernel is: the learner's module's, or the program's.
+    # The learner's plan launches the step's kernel and no other (the launch
+    # audit fails any other), so a launch named like the starting kernel is
+    # the program's, even where the file keeps a kernel of that name (the
+    # last step's, carried forward, static and never launched).
     local mine=$BATS_TEST_TMPDIR/lesson.mine starts=$BATS_TEST_TMPDIR/lesson.start k
     module_kernels >"$BATS_TEST_TMPDIR/lesson.module" 2>/dev/null
     : >"$mine"
     : >"$starts"
     while read -r k; do
         [ -n "$k" ] || continue
-        if grep -qxF -- "$k" "$BATS_TEST_TMPDIR/lesson.module"; then
-            [ "$(kernel_bare_name "$k")" = "$graded_kernel" ] && echo "$k" >>"$mine"
+        if [ "$(kernel_bare_name "$k")" = "$graded_kernel" ]; then
+            grep -qxF -- "$k" "$BATS_TEST_TMPDIR/lesson.module" && echo "$k" >>"$mine"
         elif [ "$(kernel_bare_name "$k")" = "$start_kernel" ]; then
             echo "$k" >>"$starts"
         fi

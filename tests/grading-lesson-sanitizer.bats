@@ -40,6 +40,21 @@ load grading-helpers
     assert_output --partial "mine: 180 stores per block over its 2 launches"
 }
 
+# A learner who carries the last step's file forward may keep its kernel,
+# static and never launched: the same name as this step's starting kernel.
+# The plan launches the step's kernel alone (the audit fails any other), so
+# the launches of that name are the program's.
+@test "the lesson test counts the starting kernel's launches though the file keeps a kernel of that name" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    printf 'kernel\tname=_Z12reduce_startPKiPij\tparams=8:8,8:8,4:4\n' >>"$FAKE/04-fake/build/prog.kernels"
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=pass yours=20 start=45 factor=2.0 thresholds=thresholds.conf
+}
+
 @test "the lesson test fails when the learner's kernel is not among the launches" {
     use_fake_step
     fake_tools
