@@ -408,15 +408,18 @@ static int4 *flush_buffer;
 static size_t flush_count;
 static int *flush_sink;
 
+// The buffer is zeroed once and only read: a bit set in it is a kernel's
+// write past its own buffers (where it could keep something from one run to
+// the next), and the sink says so (timed_loop fails the run).
 __global__ void flush_l2_kernel(const int4 *buf, size_t count, int *sink)
 {
     int acc = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
         int4 v = buf[i];
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+        acc |= v.x | v.y | v.z | v.w;
     }
-    if (acc == 0x5eed1e55)  // never true for the zeroed buffer; the compiler cannot know, so it keeps the loads
-        *sink = acc;
+    if (acc != 0)  // the compiler cannot know it never is, so it keeps the loads
+        *sink = 1;
 }
 
 // Open the current device and make sure this build has code for it.
@@ -459,6 +462,7 @@ static const device_info *open_device(void)
     CUDA_CHECK(cudaMalloc(&flush_buffer, flush_count * sizeof(int4)));
     CUDA_CHECK(cudaMemset(flush_buffer, 0, flush_count * sizeof(int4)));
     CUDA_CHECK(cudaMalloc(&flush_sink, sizeof(int)));
+    CUDA_CHECK(cudaMemset(flush_sink, 0, sizeof(int)));
     device_opened = true;
     set_activity("%s", "");
     return &device;
@@ -583,6 +587,11 @@ static void time_interleaved(const timed_entry *entries, int count, const option
             watch_round(false);
     }
     CUDA_CHECK(cudaDeviceSynchronize());
+    int wrote_past = 0;
+    CUDA_CHECK(cudaMemcpy(&wrote_past, flush_sink, sizeof wrote_past, cudaMemcpyDeviceToHost));
+    if (wrote_past)
+        die(EXIT_MISMATCH, "a kernel wrote past its own buffers during the timed runs (into the program's L2 flush "
+                           "buffer, which no run uses): a write outside the arguments it is given");
 
     for (int i = 0; i < count; i++) {
         for (int r = 0; r < reps; r++) {

@@ -506,12 +506,35 @@ static void fill_on_gpu(float *M, size_t count, uint64_t seed, uint64_t stream)
     CUDA_CHECK_LAUNCH();
 }
 
+// Before every run: what the run does not use but a kernel could reach with
+// an address of its own (the other set of A, B and C, the reference and its
+// scratch) poisoned, so that nothing a kernel leaves there lasts to the next
+// run. A timed run's comparison makes its reference again after the run.
+static void poison_bystanders(const float *A)
+{
+    size_t bytes = (size_t)size.n * size.n * sizeof(float);
+    const buffers *sets[] = {&size.guarded, &size.exact};
+    for (int i = 0; i < 2; i++) {
+        const buffers *other = sets[i];
+        if (other->A == A)
+            continue;
+        size_t with_guard = bytes + other->guard * sizeof(float);
+        CUDA_CHECK(cudaMemsetAsync(other->A, POISON_BYTE, with_guard));
+        CUDA_CHECK(cudaMemsetAsync(other->B, POISON_BYTE, with_guard));
+        CUDA_CHECK(cudaMemsetAsync(other->C, POISON_BYTE, with_guard));
+    }
+    CUDA_CHECK(cudaMemsetAsync(size.d_ref, POISON_BYTE, bytes));
+    CUDA_CHECK(cudaMemsetAsync(size.d_abs_ab, POISON_BYTE, bytes));
+    CUDA_CHECK(cudaMemsetAsync(size.d_scratch, POISON_BYTE, 2 * bytes));
+}
+
 // Before a checked run: A and B drawn again (a kernel may have changed them
 // in the run before), the NaNs after them restored, C poisoned.
 static void prepare_check(const flow_point *at, const buffers *buf)
 {
     int n = size.n;
     size_t count = (size_t)n * n;
+    poison_bystanders(buf->A);
     fill_on_gpu(buf->A, count, at->opt->seed, 4ull * n + 2 * size.set);
     fill_on_gpu(buf->B, count, at->opt->seed, 4ull * n + 2 * size.set + 1);
     if (buf->guard) {
@@ -609,6 +632,7 @@ static void fresh_inputs(void *arg, int call)
     size_t count = (size_t)r->n * r->n;
     r->stream = next_fresh_stream;
     next_fresh_stream += 2;
+    poison_bystanders(r->A);
     fill_on_gpu(r->A, count, r->seed, r->stream);
     fill_on_gpu(r->B, count, r->seed, r->stream + 1);
     CUDA_CHECK(cudaMemsetAsync(r->C, POISON_BYTE, count * sizeof(float)));

@@ -338,6 +338,20 @@ static const char *explain_mismatch(long long expected, int got, bool guarded, u
     return buf;
 }
 
+// Before every run: what the run does not use but a kernel could reach with
+// an address of its own (the other input and its guard, the copy's
+// destination) poisoned, so that nothing a kernel leaves there lasts to the
+// next run.
+static void poison_bystanders(const int *in)
+{
+    size_t bytes = (size_t)size.n * sizeof(int);
+    if (in != size.d_guarded)
+        CUDA_CHECK(cudaMemsetAsync(size.d_guarded, POISON_BYTE, bytes + GUARD_INTS * sizeof(int)));
+    if (in != size.d_exact)
+        CUDA_CHECK(cudaMemsetAsync(size.d_exact, POISON_BYTE, bytes));
+    CUDA_CHECK(cudaMemsetAsync(size.d_copy, POISON_BYTE, bytes));
+}
+
 // Before a checked run: its input drawn again (a kernel may have changed it
 // in the run before), the guard after it restored, the outputs poisoned, so
 // that a sum or a partial sum nobody wrote shows.
@@ -345,6 +359,7 @@ static void prepare_check(const flow_point *at, bool guarded)
 {
     unsigned int n = size.n;
     int *in = guarded ? size.d_guarded : size.d_exact;
+    poison_bystanders(in);
     fill_input<<<helper_grid(), FILL_BLOCK>>>(in, n, at->opt->seed, check_stream(n, guarded ? 0 : size.exact_set),
                                              input_bound(n));
     CUDA_CHECK_LAUNCH();
@@ -409,6 +424,7 @@ static void fresh_input(void *arg, int call)
 {
     timed_run *r = (timed_run *)arg;
     r->stream = next_fresh_stream++;
+    poison_bystanders(r->d_in);
     fill_input<<<helper_grid(), FILL_BLOCK>>>(r->d_in, r->n, r->seed, r->stream, input_bound(r->n));
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemsetAsync(r->d_out, POISON_BYTE, sizeof(int)));
