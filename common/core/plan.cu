@@ -110,6 +110,16 @@ typedef struct {
 static module_global *globals;
 static int global_count;
 
+// The copies between launches, one launch for all the variables of up to
+// RESET_KERNEL_BYTES (the rest one copy each): where each lies in the module
+// as loaded now, and where its first content lies.
+enum { RESET_KERNEL_BYTES = 4096, RESET_BLOCK = 128 };
+typedef struct {
+    unsigned long long to, from, bytes;
+} reset_copy;
+static reset_copy *reset_copies, *reset_copies_on_gpu;
+static int reset_kernel_copies;
+
 // What the module reads of clocks, for the record (kernels.awk's clock lines).
 static char clocks[1024];
 
@@ -239,6 +249,33 @@ static void *read_whole(const char *path)
 
 static void scrub_prepare(void);
 
+__global__ void __launch_bounds__(RESET_BLOCK) reset_module_globals(const reset_copy *copies)
+{
+    reset_copy c = copies[blockIdx.x];
+    for (unsigned long long b = threadIdx.x; b < c.bytes; b += blockDim.x)
+        ((unsigned char *)c.to)[b] = ((const unsigned char *)c.from)[b];
+}
+
+// After every load of the module: each variable's first content put on the
+// GPU again (a kernel that wrote where it lies leaves nothing there), and the
+// table of the copies between launches, for the module's addresses now.
+static void module_reset_prepare(void)
+{
+    reset_kernel_copies = 0;
+    for (int i = 0; i < global_count; i++) {
+        module_global *g = &globals[i];
+        if (!g->bytes)
+            continue;
+        CUDA_CHECK(cudaMemcpy(g->initial_on_gpu, g->initial, g->bytes, cudaMemcpyHostToDevice));
+        if (g->bytes <= RESET_KERNEL_BYTES)
+            reset_copies[reset_kernel_copies++] =
+                (reset_copy){(unsigned long long)g->address, (unsigned long long)(uintptr_t)g->initial_on_gpu, g->bytes};
+    }
+    if (reset_kernel_copies)
+        CUDA_CHECK(cudaMemcpy(reset_copies_on_gpu, reset_copies, reset_kernel_copies * sizeof *reset_copies,
+                              cudaMemcpyHostToDevice));
+}
+
 void module_open(void)
 {
     char path[PATH_MAX + 32];
@@ -260,8 +297,12 @@ void module_open(void)
         if (g->bytes)
             CU_CHECK(driver.memcpy_dtoh(g->initial, g->address, g->bytes));
         CUDA_CHECK(cudaMalloc(&g->initial_on_gpu, g->bytes ? g->bytes : 1));
-        CUDA_CHECK(cudaMemcpy(g->initial_on_gpu, g->initial, g->bytes, cudaMemcpyHostToDevice));
     }
+    reset_copies = (reset_copy *)malloc((global_count ? global_count : 1) * sizeof *reset_copies);
+    if (!reset_copies)
+        die(EXIT_CUDA, "out of host memory");
+    CUDA_CHECK(cudaMalloc(&reset_copies_on_gpu, (global_count ? global_count : 1) * sizeof *reset_copies));
+    module_reset_prepare();
     set_activity("%s", "");
 }
 
@@ -392,15 +433,21 @@ void module_reload(void)
     CU_CHECK(driver.module_unload(module));
     CU_CHECK(driver.module_load_data(&module, image));
     module_find();
+    module_reset_prepare();
     scrub_between_calls();
 }
 
-// Between the launches of one call, inside its timed span: a copy on the GPU,
-// which costs a module without variables nothing.
+// Between the launches of one call, inside its timed span: one launch that
+// copies the small variables back (libcu++'s headers alone declare ten), a
+// copy each for larger ones; a module without variables costs nothing.
 static void module_reset_globals_between_launches(void)
 {
+    if (reset_kernel_copies) {
+        reset_module_globals<<<reset_kernel_copies, RESET_BLOCK>>>(reset_copies_on_gpu);
+        CUDA_CHECK_LAUNCH();
+    }
     for (int i = 0; i < global_count; i++)
-        if (globals[i].bytes)
+        if (globals[i].bytes > RESET_KERNEL_BYTES)
             CUDA_CHECK(cudaMemcpyAsync((void *)(uintptr_t)globals[i].address, globals[i].initial_on_gpu,
                                        globals[i].bytes, cudaMemcpyDeviceToDevice, 0));
 }

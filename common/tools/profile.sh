@@ -76,7 +76,7 @@ header == 2 {
     # kernels of the harness itself (the inputs drawn and summed, the L2
     # flush, the checks, the audit marker, the scrub of stacks and shared
     # memory between calls) are no lesson
-    if (name ~ /^(void )?(fill_input|sum_input|fill_fresh_matrix|compare_on_gpu|flush_l2|abs_copy|count_off_elements|audit_marker|scrub_(local|shared)_memory)/ || (name in seen)) next
+    if (name ~ /^(void )?(fill_input|sum_input|fill_fresh_matrix|compare_on_gpu|flush_l2|abs_copy|count_off_elements|audit_marker|scrub_(local|shared)_memory|reset_module_globals)/ || (name in seen)) next
     seen[name] = 1
     order[++kernels] = name
     m = split(metrics, wanted, ",")
