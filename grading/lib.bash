@@ -657,10 +657,12 @@ find_cuda_tool() {
 # where that work cannot be done. Every other term is always asked for: one
 # that ncu lacks fails the lesson with ncu's own message, never a silent 0.
 lesson_metric_here() {
-    local ncu=$1 metric=$2 known=""
-    [[ $metric == *\?* ]] && known=$("$ncu" --query-metrics 2>/dev/null | awk 'NF { print $1 }')
+    local ncu=$1 metric=$2 known
+    known=$(mktemp)
+    # (Thousands of names: a file, not an argument.)
+    [[ $metric != *\?* ]] || "$ncu" --query-metrics 2>/dev/null | awk 'NF { print $1 }' >"$known"
     awk -v metric="$metric" -v known="$known" 'BEGIN {
-        n = split(known, k, "\n"); for (i = 1; i <= n; i++) have[k[i]] = 1
+        while ((getline name < known) > 0) have[name] = 1
         rest = metric; out = ""; carry = ""
         while (rest != "") {
             sep = ""
@@ -677,6 +679,7 @@ lesson_metric_here() {
         }
         print out
     }'
+    rm -f "$known"
 }
 
 # lesson_value CSV METRIC NAMES: from ncu's raw CSV page, METRIC over every
@@ -788,6 +791,8 @@ grade_lesson() {
         skip_with lesson "ncu (Nsight Compute) not found: it comes with the CUDA toolkit; put its bin/ on PATH to grade the lesson"
     fi
     metric=$(lesson_metric_here "$ncu" "$(step_setting lesson_metric)")
+    # No metric would count nothing for either kernel, and 0 <= 0 would pass.
+    [ -n "$metric" ] || { record lesson fail reason="no metric"; fail "the lesson's metric could not be read (steps.conf lesson_metric=$(step_setting lesson_metric))"; return; }
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     mkdir -p "$GRADE_RESULTS"
     plans_ready || { fail "not profiled: your host code's planning failed (see the correctness tests)"; return; }

@@ -316,4 +316,21 @@ SCRIPT
     FAKE_NCU_SAYS='Metric Name      Metric Type\nsmsp__stores     Counter\n'
     run grade_lesson
     assert_success
+    # A real GPU's ncu lists thousands (5,540 on an H200, a megabyte): more
+    # than one argument of a command may hold.
+    local listing=$BATS_TEST_TMPDIR/metrics.txt
+    { echo 'Metric Name      Metric Type'; seq -f 'gpu__some_unit_counter_number_%06g_of_a_long_list Counter  the description of it' 1 6000
+        echo 'smsp__atoms      Counter'; } >"$listing"
+    printf '#!/usr/bin/env bash\n[ "$1" = --query-metrics ] && exec cat %q\nexec %q "$@"\n' "$listing" "$GRADE_NCU" >"$BATS_TEST_TMPDIR/ncu"
+    chmod +x "$BATS_TEST_TMPDIR/ncu"
+    FAKE_NCU_SAYS=""
+    run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
+    assert_success
+    assert_output "smsp__stores.sum+smsp__atoms.sum/launch__grid_size"
+    # And a metric that comes out empty fails: it would count 0 for both.
+    lesson_metric_here() { :; }
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "the lesson's metric could not be read"
 }
