@@ -995,12 +995,17 @@ grade_integrity() {
     # What the build made, the object the program links and the host code
     # and PTX beside it, is what is checked: the file is not compiled again.
     run "${CONFINE[@]}" "$GRADING_DIR/integrity" --object "$(learner_object)" "$file"
-    output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/tools/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
     record integrity fail
     case $status in
     0) record integrity pass ;;
-    1) fail "$(printf '%s does more than define and launch its kernels:\n%s' "$(basename "$file")" "$output")" ;;
-    *) record integrity fail reason="not checked"; fail "$(printf 'not checked (exit %d):\n%s' "$status" "$output")" ;;
+    # Its findings, each the learner's own symbol and line: shown whole.
+    1) fail "$(printf '%s does more than define and launch its kernels:\n%s' "$(basename "$file")" "$(tail -n 40 <<<"$output")")" ;;
+    # A compiler's messages may quote other files: those a learner has.
+    *)
+        output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/tools/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
+        record integrity fail reason="not checked"
+        fail "$(printf 'not checked (exit %d):\n%s' "$status" "$output")"
+        ;;
     esac
 }
 

@@ -264,3 +264,21 @@ checks_of_runs() { grep -- '--check' "$FAKE_LOG" | grep -o -- '-b [^ ]*' | paste
     assert_success
     assert_equal "$(checks_of_runs)" "-b 32,64 -b 64"
 }
+
+# A finding names a symbol of the learner's file and quotes its line: the
+# learner needs it whole (it once read "[1 line(s) about other files ...
+# left out]", and the make it pointed to showed nothing).
+@test "the integrity test shows its findings about the learner's file in full" {
+    use_fake_step
+    local fake=$BATS_TEST_TMPDIR/grading
+    mkdir -p "$fake"
+    printf '#!/usr/bin/env bash\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n' >"$fake/confine"
+    printf '#!/usr/bin/env bash\necho "printf: prints from the host (line 86: printf(\\"n=%%d\\", n);)"\necho "prog.cu: 1 finding(s): the file you hand in may define kernels and launch them, nothing else"\nexit 1\n' >"$fake/integrity"
+    chmod +x "$fake/confine" "$fake/integrity"
+    : >"$FAKE/04-fake/prog.cu"
+    GRADING_DIR=$fake
+    run grade_integrity
+    assert_failure
+    assert_output --partial 'printf: prints from the host (line 86: printf("n=%d", n);)'
+    refute_output --partial "left out"
+}

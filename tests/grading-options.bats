@@ -21,6 +21,17 @@ load grading-helpers
     assert_output --partial "no step 99 in steps.conf"
 }
 
+@test "grade refuses a limit that is not a whole number, before grading: it would be charged to the learner" {
+    local limit
+    for limit in GRADE_TIMEOUT GRADE_MEMORY GRADE_BUILD_TIMEOUT GRADE_SANITIZE_TIMEOUT; do
+        run env "$limit=abc" "$WORKBOOK_DIR/grading/grade" --step 04
+        assert_failure 2
+        assert_output --partial "$limit=abc: a whole number"
+    done
+    run env GRADE_TIMEOUT=0 "$WORKBOOK_DIR/grading/grade" --step 04
+    assert_failure 2
+}
+
 @test "batch refuses a bad --step before building anything" {
     # (4 for 04 is accepted: tests/grading-batch.bats grades with --step 4.)
     mkdir -p "$BATS_TEST_TMPDIR/class/alice"
