@@ -47,6 +47,12 @@ ifeq ($(origin SM),undefined)
   export SM  # sub-makes inherit the answer, even an empty one, and ask nvidia-smi no more
 endif
 
+# SOLUTION=1 and SOLUTIONS=1 are the only values (0 or none: the exercises);
+# another would act on the exercises as if unset, without a word. And EX
+# spelled in another case would be ignored as well.
+$(foreach v,SOLUTION SOLUTIONS,$(if $(filter-out 0 1,$(strip $($(v)))),$(error $(v)=$($(v)): write $(v)=1 (or leave it out))))
+$(foreach v,Ex ex eX,$(if $(filter command line,$(origin $(v))),$(error $(v)=$($(v)): the steps are picked with EX=, in capitals)))
+
 # An architecture is its digits, with an a or f after them for the
 # architecture-specific targets (90a, 100f): SM=9.0 or SM=sm_90 would reach
 # nvcc as a flag it cannot read.

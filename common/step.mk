@@ -31,6 +31,13 @@ include $(COMMON_DIR)/cuda.mk
 # The step is the folder: a STEP= on the command line (make handout's, or a
 # slip for EX=) reaches every sub-make, and must not rename it.
 override STEP := $(notdir $(CURDIR))
+# An EX= typed here (as at the top) that names another step is refused, not
+# ignored: this folder's make acts on this step alone.
+ifeq ($(MAKELEVEL)$(origin EX),0command line)
+  ifeq ($(filter $(firstword $(subst -, ,$(STEP))),$(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))),)
+    $(error EX=$(EX) names another step than this folder's, $(STEP): run make here without EX, or make -C .. $(or $(filter-out print-%,$(MAKECMDGOALS)),all) EX=$(EX) from the top)
+  endif
+endif
 # The step's entry in the manifest: one field of it.
 MANIFEST := $(abspath $(COMMON_DIR)/../steps.conf)
 step_field = $(shell awk -f $(COMMON_DIR)/tools/manifest.awk -v step='$(STEP)' -v key='$(1)' '$(MANIFEST)')

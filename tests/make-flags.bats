@@ -203,3 +203,25 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
         assert_output "$(step_field "$step" program)"
     done
 }
+
+@test "slips on the command line are refused, never ignored: EX= for another step in a step's folder, SOLUTIONS=yes, Ex=" {
+    local step number
+    # As typed in a shell, not from a make above (make test's).
+    step=$(first_step)
+    number=${step%%-*}
+    run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX=99
+    assert_failure 2
+    assert_output --partial "EX=99 names another step than this folder's, $step: run make here without EX"
+    run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX="$number"
+    assert_success
+    run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX="${number#0},99"
+    assert_success
+    run make -n -C "$WORKBOOK_DIR" grade SOLUTIONS=yes EX="$number"
+    assert_failure 2
+    assert_output --partial "SOLUTIONS=yes: write SOLUTIONS=1 (or leave it out)"
+    run make -n -C "$WORKBOOK_DIR" grade Ex="$number"
+    assert_failure 2
+    assert_output --partial "Ex=$number: the steps are picked with EX=, in capitals"
+    run make -n -C "$WORKBOOK_DIR" grade SOLUTIONS=0 EX="$number"
+    assert_success
+}
