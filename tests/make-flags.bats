@@ -224,4 +224,8 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     assert_output --partial "Ex=$number: the steps are picked with EX=, in capitals"
     run make -n -C "$WORKBOOK_DIR" grade SOLUTIONS=0 EX="$number"
     assert_success
+    # A goal of one step, given a number no step has, names the steps.
+    run make -n -C "$WORKBOOK_DIR" profile EX=99
+    assert_failure 2
+    assert_output --partial "EX=99 names no step here: the steps are $number"
 }
