@@ -184,7 +184,7 @@ doctor:
 # has no solution to run, it is a command, which the question mode does not
 # run and stops at, before any line that calls $(MAKE) (which it would run).
 define one_step
-$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04$(if $(EX), (EX=$(EX) $(if $(PICKED),names $(words $(PICKED)) steps,names no step here: the steps are $(foreach s,$(STEPS),$(firstword $(subst -, ,$(s))))))))))$(if $(NO_SOLUTION),@:)
+$(if $(filter 1,$(words $(PICKED))),,$(error name one step: make $(1) EX=04$(if $(EX), (EX=$(EX) $(if $(PICKED),names $(words $(PICKED)) steps,names no step here: the steps are $(foreach s,$(STEPS),$(firstword $(subst -, ,$(s)))))))))$(if $(NO_SOLUTION),@:)
 endef
 
 # The step's own goals ask for the GPU first (common/step.mk).
