@@ -134,6 +134,11 @@ leaked_answers() {
     run "$WORKBOOK_DIR/common/tools/handout.sh" 09 "$BATS_TEST_TMPDIR/nine"
     assert_failure 2
     assert_output --partial "give the number of one of the steps, 01 02 "
+    # Nor is a folder inside the workbook.
+    run "$WORKBOOK_DIR/common/tools/handout.sh" 05 "$WORKBOOK_DIR/hand05-inside"
+    assert_failure 2
+    assert_output --partial "is inside the workbook"
+    [ ! -e "$WORKBOOK_DIR/hand05-inside" ] || fail "a handout was written inside the workbook"
     run "$WORKBOOK_DIR/common/tools/handout.sh" --help
     assert_success
 }

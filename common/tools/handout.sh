@@ -46,6 +46,11 @@ source "$root/common/tools/manifest.bash"
 [[ $step =~ ^[0-9][0-9]$ ]] && compgen -G "$root/$step-*/" >/dev/null ||
     { echo "handout: no step '$step': give the number of one of the steps, $(step_numbers)" >&2; exit 2; }
 [ -e "$dest" ] && { echo "handout: $dest exists: name a new folder (nothing was written)" >&2; exit 2; }
+# A copy inside the workbook would be a part of this one (and of the next
+# handout, and of what git sees here).
+case $(readlink -m "$dest")/ in
+"$root"/*) echo "handout: $dest is inside the workbook ($root): name a folder outside it (nothing was written)" >&2; exit 2 ;;
+esac
 
 # What to copy: the files git tracks (or, outside git, every file but build
 # outputs), less what must not be handed out. Tracked only: a class's
