@@ -127,6 +127,11 @@ void audit_set_facts(const char *text, const char *size_symbol)
             FACTS);
 }
 
+int audit_levels_per_thread(void)
+{
+    return facts.given && facts.shape == LEVELS ? facts.per_thread : 0;
+}
+
 enum { MIN_PER_THREAD = 8 };                          // 08: elements per thread at least, at large n
 static const unsigned long long LARGE_N = 1ull << 26;  // 08: where MIN_PER_THREAD applies
 

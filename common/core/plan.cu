@@ -955,12 +955,13 @@ int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_cou
     return problems;
 }
 
-void plan_replay(const plan *p, const plan_region *regions)
+// The plan's actions in order, up to its launch number `launches` (all: INT_MAX).
+static void replay(const plan *p, const plan_region *regions, int launches)
 {
     unsigned char params[PLAN_MAX_PARAMS_BYTES];
     void *args[PLAN_MAX_PARAMS];
     bool launched = false;
-    for (int i = 0; i < p->action_count; i++) {
+    for (int i = 0, done = 0; i < p->action_count && done < launches; i++) {
         const plan_action *a = &p->actions[i];
         switch (a->kind) {
         case PLAN_MEMSET: {
@@ -995,8 +996,32 @@ void plan_replay(const plan *p, const plan_region *regions)
             cuda_check((cudaError_t)driver.launch_kernel(k->function, a->grid[0], a->grid[1], a->grid[2], a->block[0],
                                                    a->block[1], a->block[2], (unsigned)a->smem, 0, args, NULL),
                        "kernel launch", __FILE__, __LINE__);
+            done++;
             break;
         }
         }
     }
+}
+
+void plan_replay(const plan *p, const plan_region *regions)
+{
+    replay(p, regions, INT_MAX);
+}
+
+void *plan_replay_first_launch(const plan *p, const plan_region *regions, int param)
+{
+    replay(p, regions, 1);
+    for (int i = 0; i < p->action_count; i++) {
+        const plan_action *a = &p->actions[i];
+        if (a->kind != PLAN_LAUNCH)
+            continue;
+        const module_kernel *k = a->kernel;
+        if (param >= k->param_count || k->param_size[param] != 8)
+            return NULL;
+        uint64_t word;
+        memcpy(&word, a->params + k->param_offset[param], 8);
+        int r = region_of(word);
+        return r < 0 ? NULL : (char *)regions[r].ptr + region_offset(word);
+    }
+    return NULL;
 }

@@ -163,6 +163,13 @@ int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_cou
 // timed span: module_reload.)
 void plan_replay(const plan *p, const plan_region *regions);
 
+// The call's actions up to its first launch, that launch included, as
+// plan_replay runs them; returns the buffer address its parameter `param`
+// (0 the first) points to, or NULL when that is no address in the buffers.
+// Where the first level of a reduction leaves its partial sums, before the
+// next level, whatever buffer the call's own code sends them to.
+void *plan_replay_first_launch(const plan *p, const plan_region *regions, int param);
+
 // The plan of contender c at the size and block at hand; NULL for a kernel
 // this program holds (harness.cu).
 const plan *contender_plan(const contender *c, const flow_point *at);

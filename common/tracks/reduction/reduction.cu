@@ -27,6 +27,7 @@
 // perfect reduction of them takes about 0.09 ms.
 #include "reduction.h"
 
+#include "audit.h"
 #include "plan.h"
 
 // The one CUB header it needs: <cub/cub.cuh> pulls in all of CUB, and with
@@ -167,6 +168,27 @@ __global__ void sum_input(unsigned int n, uint64_t seed, uint64_t stream, int bo
 
 enum { FILL_BLOCK = 256 };  // a multiple of 32: sum_input adds up whole warps
 
+// The partial sums of a level against their slices of data set `stream`
+// (wrong_slices says why): one warp a slice; wrong[0] counts the wrong ones,
+// wrong[1] is the first of them.
+__global__ void count_wrong_slices(const int *partial, unsigned int n, unsigned int slice, unsigned int slices,
+                                   uint64_t seed, uint64_t stream, int bound, unsigned int *wrong)
+{
+    unsigned int lane = threadIdx.x % 32, warps = gridDim.x * blockDim.x / 32;
+    for (unsigned int s = (blockIdx.x * blockDim.x + threadIdx.x) / 32; s < slices; s += warps) {
+        unsigned long long begin = (unsigned long long)s * slice, end = begin + slice < n ? begin + slice : n;
+        unsigned int sum = 0;  // modulo 2^32, as the kernel's int adds wrap
+        for (unsigned long long i = begin + lane; i < end; i += 32)
+            sum += (unsigned int)input_value(seed, stream, (unsigned int)i, bound);
+        for (int offset = 16; offset > 0; offset /= 2)
+            sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        if (lane == 0 && sum != (unsigned int)partial[s]) {
+            atomicAdd(&wrong[0], 1u);
+            atomicMin(&wrong[1], s);
+        }
+    }
+}
+
 // The data set of the checks' inputs: the guarded one, the exact one, then
 // one more for the exact input at each refill.
 static uint64_t check_stream(unsigned int n, int set)
@@ -209,6 +231,7 @@ static struct {
     timed_run *runs;
     int *d_copy;
     unsigned long long *d_expected;
+    unsigned int *d_wrong_slices;                // count_wrong_slices' answer
 } size;
 
 // Every fresh input in this program is a data set of its own.
@@ -238,6 +261,7 @@ static void prepare(const flow_point *at, int count)
     // nothing.
     CUDA_CHECK(cudaMalloc(&size.d_copy, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_expected, sizeof *size.d_expected));
+    CUDA_CHECK(cudaMalloc(&size.d_wrong_slices, 2 * sizeof *size.d_wrong_slices));
     size.exact_set = 1;
     size.expected_guarded = input_sum(n, at->opt->seed, check_stream(n, 0));
     size.expected_exact = input_sum(n, at->opt->seed, check_stream(n, size.exact_set));
@@ -257,6 +281,17 @@ static void use_block(const flow_point *at)
     size.work_ints = reduce_work_ints(size.n, at->block.x);
     if (size.work_ints)
         CUDA_CHECK(cudaMalloc(&size.d_work, size.work_ints * sizeof(int)));
+}
+
+// The first level's slice, per_thread * block ints, where the call is the
+// learner's plan at a step of levels and has more than one level (a single
+// level writes the sum itself); else 0.
+static unsigned int level_slice(const plan *p, unsigned int n, int block)
+{
+    int per_thread = audit_levels_per_thread();
+    if (!p || !per_thread || n <= (unsigned int)(per_thread * block))
+        return 0;
+    return (unsigned int)(per_thread * block);
 }
 
 // A call's buffers, in the order of reduce_fn's pointer arguments: the input
@@ -289,6 +324,7 @@ static void release(void)
     CUDA_CHECK(cudaFree(size.d_work));
     CUDA_CHECK(cudaFree(size.d_copy));
     CUDA_CHECK(cudaFree(size.d_expected));
+    CUDA_CHECK(cudaFree(size.d_wrong_slices));
     free(size.runs);
 }
 
@@ -370,6 +406,40 @@ static void prepare_check(const flow_point *at, bool guarded)
         CUDA_CHECK(cudaMemset(size.d_work, POISON_BYTE, size.work_ints * sizeof(int)));
 }
 
+// Where the work of a level lies. At a step of levels, block b of the first
+// level sums its own slice of the input, elements [b * slice, (b + 1) * slice),
+// as the given load line reads it, and writes that sum to out[b]. A kernel
+// whose blocks sum their neighbours' slices too, in registers, while the
+// neighbours write 0, gives the right total with a fraction of the tree's
+// work, which no counter summed over the launches tells from the step's idea:
+// so after the exact input's check, the call's first launch runs again alone,
+// on the same input drawn again, as any call starts, and its partial sums are
+// compared with their slices', from the generator. Returns how many are
+// wrong, the first in *first, and where they lie in *partial.
+static unsigned int wrong_slices(const flow_point *at, const plan *p, unsigned int slice, int **partial,
+                                 unsigned int *first)
+{
+    unsigned int n = size.n;
+    prepare_check(at, false);
+    module_reload();
+    plan_region regions[] = {{size.d_exact, (size_t)n * sizeof(int)},
+                             {size.d_work, size.work_ints * sizeof(int)},
+                             {size.d_sum, sizeof(int)}};
+    *partial = (int *)plan_replay_first_launch(p, regions, 1);  // reduce_pass_kernel's out
+    unsigned int slices = ceil_div(n, slice), answer[2] = {0, UINT_MAX};
+    // Elsewhere than the partial sums' buffer, with room for them, the audit has its say.
+    if (!*partial || *partial < size.d_work || *partial + slices > size.d_work + size.work_ints)
+        return 0;
+    CUDA_CHECK(cudaMemcpy(size.d_wrong_slices, answer, sizeof answer, cudaMemcpyHostToDevice));
+    count_wrong_slices<<<helper_grid(), FILL_BLOCK>>>(*partial, n, slice, slices, at->opt->seed,
+                                                         check_stream(n, size.exact_set), input_bound(n),
+                                                         size.d_wrong_slices);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpy(answer, size.d_wrong_slices, sizeof answer, cudaMemcpyDeviceToHost));
+    *first = answer[1];
+    return answer[0];
+}
+
 static bool check(const flow_point *at, const contender *c, bool guarded)
 {
     unsigned int n = size.n;
@@ -386,11 +456,36 @@ static bool check(const flow_point *at, const contender *c, bool guarded)
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     int got;
     CUDA_CHECK(cudaMemcpy(&got, size.d_sum, sizeof got, cudaMemcpyDeviceToHost));
+    bool ok = (long long)got == expected;
+    uint64_t stream = check_stream(n, guarded ? 0 : size.exact_set);
+    unsigned int slice = level_slice(p, n, block), first = 0, misplaced = 0;
+    int *partial = NULL;
+    if (ok && slice && !guarded)
+        misplaced = wrong_slices(at, p, slice, &partial, &first);
     set_activity("%s", "");
 
-    bool ok = (long long)got == expected;
-    char hint[256];
-    if (at->opt->machine) {
+    char hint[512];
+    if (misplaced) {
+        unsigned long long begin = (unsigned long long)first * slice, end = begin + slice < n ? begin + slice : n;
+        unsigned int own = 0;
+        for (unsigned long long i = begin; i < end; i++)
+            own += (unsigned int)input_value(at->opt->seed, stream, (unsigned int)i, input_bound(n));
+        int wrote;
+        CUDA_CHECK(cudaMemcpy(&wrote, partial + first, sizeof wrote, cudaMemcpyDeviceToHost));
+        snprintf(hint, sizeof hint,
+                 "the sum is right, but block %u of the first level wrote %d where its own slice, elements %llu to "
+                 "%llu, sums to %d (%u of %u blocks wrote a sum not their own): each block sums the %u elements "
+                 "the given load line reads it, no more and no fewer",
+                 first, wrote, begin, end - 1, (int)own, misplaced, ceil_div(n, slice), slice);
+        ok = false;
+        if (at->opt->machine)
+            print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=%s\tresult=mismatch\tslice=%u"
+                                  "\texpected=%d\tgot=%d\thint=%s",
+                         at->step, n, block, c->kernel->id, role, "exact", first, (int)own, wrote, hint);
+        else
+            printf("MISMATCH: '%s' [%s] at n=%u, block %d (exact-size input): %s\n", c->kernel->label, role, n,
+                   block, hint);
+    } else if (at->opt->machine) {
         if (ok)
             print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=%s\tresult=ok", at->step, n, block,
                          c->kernel->id, role, guarded ? "guarded" : "exact");
