@@ -1008,20 +1008,31 @@ void plan_replay(const plan *p, const plan_region *regions)
     replay(p, regions, INT_MAX);
 }
 
-void *plan_replay_first_launch(const plan *p, const plan_region *regions, int param)
+void plan_replay_first_launch(const plan *p, const plan_region *regions)
 {
     replay(p, regions, 1);
-    for (int i = 0; i < p->action_count; i++) {
+}
+
+int plan_launch_pointers(const plan *p, int launch, const plan_region *regions, plan_region *pointers, int max)
+{
+    int count = 0;
+    for (int i = 0, seen = 0; i < p->action_count; i++) {
         const plan_action *a = &p->actions[i];
-        if (a->kind != PLAN_LAUNCH)
+        if (a->kind != PLAN_LAUNCH || seen++ != launch)
             continue;
         const module_kernel *k = a->kernel;
-        if (param >= k->param_count || k->param_size[param] != 8)
-            return NULL;
-        uint64_t word;
-        memcpy(&word, a->params + k->param_offset[param], 8);
-        int r = region_of(word);
-        return r < 0 ? NULL : (char *)regions[r].ptr + region_offset(word);
+        for (int q = 0; q < k->param_count && count < max; q++) {
+            uint64_t word;
+            if (k->param_size[q] != 8)
+                continue;
+            memcpy(&word, a->params + k->param_offset[q], 8);
+            int r = region_of(word);
+            if (r < 0 || region_offset(word) > regions[r].bytes)
+                continue;
+            pointers[count++] = (plan_region){(char *)regions[r].ptr + region_offset(word),
+                                              regions[r].bytes - region_offset(word)};
+        }
+        break;
     }
-    return NULL;
+    return count;
 }

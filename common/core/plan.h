@@ -164,11 +164,14 @@ int plan_check_buffers(const plan *p, const size_t *region_bytes, int region_cou
 void plan_replay(const plan *p, const plan_region *regions);
 
 // The call's actions up to its first launch, that launch included, as
-// plan_replay runs them; returns the buffer address its parameter `param`
-// (0 the first) points to, or NULL when that is no address in the buffers.
-// Where the first level of a reduction leaves its partial sums, before the
-// next level, whatever buffer the call's own code sends them to.
-void *plan_replay_first_launch(const plan *p, const plan_region *regions, int param);
+// plan_replay runs them.
+void plan_replay_first_launch(const plan *p, const plan_region *regions);
+
+// The arguments of the call's launch number `launch` (0 the first) that point
+// into its buffers, mapped onto `regions` as plan_replay maps them: each an
+// address and the bytes of its buffer from there on, in the order of the
+// kernel's parameters, at most max. Returns how many.
+int plan_launch_pointers(const plan *p, int launch, const plan_region *regions, plan_region *pointers, int max);
 
 // The plan of contender c at the size and block at hand; NULL for a kernel
 // this program holds (harness.cu).

@@ -168,25 +168,13 @@ __global__ void sum_input(unsigned int n, uint64_t seed, uint64_t stream, int bo
 
 enum { FILL_BLOCK = 256 };  // a multiple of 32: sum_input adds up whole warps
 
-// The partial sums of a level against their slices of data set `stream`
-// (wrong_slices says why): one warp a slice; wrong[0] counts the wrong ones,
-// wrong[1] is the first of them.
-__global__ void count_wrong_slices(const int *partial, unsigned int n, unsigned int slice, unsigned int slices,
-                                   uint64_t seed, uint64_t stream, int bound, unsigned int *wrong)
+// Data set `stream` with every element one up, the largest wrapping to 1:
+// element i is input_value's mod bound, plus 1. A data set like any other,
+// drawn from the same range (wrong_slices says what it is for).
+__global__ void fill_input_next(int *in, unsigned int n, uint64_t seed, uint64_t stream, int bound)
 {
-    unsigned int lane = threadIdx.x % 32, warps = gridDim.x * blockDim.x / 32;
-    for (unsigned int s = (blockIdx.x * blockDim.x + threadIdx.x) / 32; s < slices; s += warps) {
-        unsigned long long begin = (unsigned long long)s * slice, end = begin + slice < n ? begin + slice : n;
-        unsigned int sum = 0;  // modulo 2^32, as the kernel's int adds wrap
-        for (unsigned long long i = begin + lane; i < end; i += 32)
-            sum += (unsigned int)input_value(seed, stream, (unsigned int)i, bound);
-        for (int offset = 16; offset > 0; offset /= 2)
-            sum += __shfl_down_sync(0xffffffffu, sum, offset);
-        if (lane == 0 && sum != (unsigned int)partial[s]) {
-            atomicAdd(&wrong[0], 1u);
-            atomicMin(&wrong[1], s);
-        }
-    }
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        in[i] = input_value(seed, stream, i, bound) % bound + 1;
 }
 
 // The data set of the checks' inputs: the guarded one, the exact one, then
@@ -231,7 +219,6 @@ static struct {
     timed_run *runs;
     int *d_copy;
     unsigned long long *d_expected;
-    unsigned int *d_wrong_slices;                // count_wrong_slices' answer
 } size;
 
 // Every fresh input in this program is a data set of its own.
@@ -261,7 +248,6 @@ static void prepare(const flow_point *at, int count)
     // nothing.
     CUDA_CHECK(cudaMalloc(&size.d_copy, bytes));
     CUDA_CHECK(cudaMalloc(&size.d_expected, sizeof *size.d_expected));
-    CUDA_CHECK(cudaMalloc(&size.d_wrong_slices, 2 * sizeof *size.d_wrong_slices));
     size.exact_set = 1;
     size.expected_guarded = input_sum(n, at->opt->seed, check_stream(n, 0));
     size.expected_exact = input_sum(n, at->opt->seed, check_stream(n, size.exact_set));
@@ -283,15 +269,23 @@ static void use_block(const flow_point *at)
         CUDA_CHECK(cudaMalloc(&size.d_work, size.work_ints * sizeof(int)));
 }
 
-// The first level's slice, per_thread * block ints, where the call is the
-// learner's plan at a step of levels and has more than one level (a single
-// level writes the sum itself); else 0.
+// The elements each block of the first level sums, per_thread * block, where
+// the call is the learner's plan at a step of levels, has more than one level
+// (a single level writes the sum itself) and n is a whole number of them (so
+// that every block has as many, however the step's blocks share the input
+// out); else 0.
 static unsigned int level_slice(const plan *p, unsigned int n, int block)
 {
-    int per_thread = audit_levels_per_thread();
-    if (!p || !per_thread || n <= (unsigned int)(per_thread * block))
+    unsigned int slice = (unsigned int)(audit_levels_per_thread() * block);
+    if (!p || !slice || n <= slice || n % slice)
         return 0;
-    return (unsigned int)(per_thread * block);
+    // Where slice is 1 modulo the inputs' bound, a copy of the input would
+    // move as a block's sum does (wrong_slices): such sizes are not read so.
+    // The timed size is: 2^26 ints are drawn from 1..31, and 256 and 512
+    // are 8 and 16 modulo 31.
+    if (slice % input_bound(n) == 1)
+        return 0;
+    return slice;
 }
 
 // A call's buffers, in the order of reduce_fn's pointer arguments: the input
@@ -324,7 +318,6 @@ static void release(void)
     CUDA_CHECK(cudaFree(size.d_work));
     CUDA_CHECK(cudaFree(size.d_copy));
     CUDA_CHECK(cudaFree(size.d_expected));
-    CUDA_CHECK(cudaFree(size.d_wrong_slices));
     free(size.runs);
 }
 
@@ -406,38 +399,81 @@ static void prepare_check(const flow_point *at, bool guarded)
         CUDA_CHECK(cudaMemset(size.d_work, POISON_BYTE, size.work_ints * sizeof(int)));
 }
 
-// Where the work of a level lies. At a step of levels, block b of the first
-// level sums its own slice of the input, elements [b * slice, (b + 1) * slice),
-// as the given load line reads it, and writes that sum to out[b]. A kernel
-// whose blocks sum their neighbours' slices too, in registers, while the
-// neighbours write 0, gives the right total with a fraction of the tree's
-// work, which no counter summed over the launches tells from the step's idea:
-// so after the exact input's check, the call's first launch runs again alone,
-// on the same input drawn again, as any call starts, and its partial sums are
-// compared with their slices', from the generator. Returns how many are
-// wrong, the first in *first, and where they lie in *partial.
-static unsigned int wrong_slices(const flow_point *at, const plan *p, unsigned int slice, int **partial,
-                                 unsigned int *first)
+// Where the work of a level lies. At a step of levels each block of the first
+// level sums per_thread * block elements of the input -- which ones, the step
+// leaves to the kernel: a slice, or pairs a grid apart -- and writes their
+// sum to out[b]. A kernel whose blocks sum their neighbours' elements too, in
+// registers, while the neighbours write 0, gives the right total with a
+// fraction of the tree's work, which no counter summed over the launches
+// tells from the step's idea. So after the exact input's check, the call's
+// first launch runs alone twice, as any call starts: on the exact input, then
+// on the same data set with every element one up (the largest wrapping to
+// 1, so that it is drawn from the same range). A block that sums k elements
+// sees its partial sum move by k, less bound for each of them that wrapped:
+// by k modulo bound, whichever elements they are; one that sums none, by 0.
+// Where the partial sums lie is read from the plan: the first launch's
+// arguments that point into the partial sums' buffer, and the second's
+// (which reads them). Returns how many blocks moved otherwise than by slice at the
+// place that fits best (0 where one fits), the first in *first and its move
+// in *moved; all of them where no argument points to room for a partial sum
+// a block.
+static unsigned int wrong_slices(const flow_point *at, const plan *p, unsigned int slice, unsigned int *first,
+                                 long long *moved)
 {
-    unsigned int n = size.n;
-    prepare_check(at, false);
-    module_reload();
+    enum { MAX_PLACES = 2 * PLAN_MAX_PARAMS };
+    unsigned int n = size.n, blocks = n / slice, best = blocks;
+    int bound = input_bound(n), places = 0;
     plan_region regions[] = {{size.d_exact, (size_t)n * sizeof(int)},
                              {size.d_work, size.work_ints * sizeof(int)},
                              {size.d_sum, sizeof(int)}};
-    *partial = (int *)plan_replay_first_launch(p, regions, 1);  // reduce_pass_kernel's out
-    unsigned int slices = ceil_div(n, slice), answer[2] = {0, UINT_MAX};
-    // Elsewhere than the partial sums' buffer, with room for them, the audit has its say.
-    if (!*partial || *partial < size.d_work || *partial + slices > size.d_work + size.work_ints)
-        return 0;
-    CUDA_CHECK(cudaMemcpy(size.d_wrong_slices, answer, sizeof answer, cudaMemcpyHostToDevice));
-    count_wrong_slices<<<helper_grid(), FILL_BLOCK>>>(*partial, n, slice, slices, at->opt->seed,
-                                                         check_stream(n, size.exact_set), input_bound(n),
-                                                         size.d_wrong_slices);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaMemcpy(answer, size.d_wrong_slices, sizeof answer, cudaMemcpyDeviceToHost));
-    *first = answer[1];
-    return answer[0];
+    plan_region candidates[MAX_PLACES], place[MAX_PLACES];
+    int found = plan_launch_pointers(p, 0, regions, candidates, PLAN_MAX_PARAMS);
+    found += plan_launch_pointers(p, 1, regions, candidates + found, PLAN_MAX_PARAMS);
+    for (int k = 0; k < found; k++)  // in the partial sums' buffer, with room for a partial sum a block
+        if ((int *)candidates[k].ptr >= size.d_work && (int *)candidates[k].ptr < size.d_work + size.work_ints &&
+            candidates[k].bytes >= blocks * sizeof(int))
+            place[places++] = candidates[k];
+    *first = 0;
+    *moved = 0;
+    if (!places)
+        return blocks;
+    int *sums = (int *)malloc(2 * (size_t)places * blocks * sizeof(int));
+    if (!sums)
+        die(EXIT_CUDA, "out of host memory");
+    for (int round = 0; round < 2; round++) {
+        prepare_check(at, false);
+        if (round == 1) {
+            fill_input_next<<<helper_grid(), FILL_BLOCK>>>(size.d_exact, n, at->opt->seed,
+                                                           check_stream(n, size.exact_set), bound);
+            CUDA_CHECK_LAUNCH();
+        }
+        module_reload();
+        plan_replay_first_launch(p, regions);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        for (int k = 0; k < places; k++)
+            CUDA_CHECK(cudaMemcpy(sums + ((size_t)round * places + k) * blocks, place[k].ptr, blocks * sizeof(int),
+                                  cudaMemcpyDeviceToHost));
+    }
+    long long want = slice % bound;
+    for (int k = 0; k < places && best; k++) {
+        const int *before = sums + (size_t)k * blocks, *after = sums + ((size_t)places + k) * blocks;
+        unsigned int wrong = 0, at_first = 0;
+        long long first_move = 0;
+        for (unsigned int b = 0; b < blocks; b++) {
+            long long move = (long long)after[b] - before[b];
+            if (((move % bound) + bound) % bound != want && wrong++ == 0) {
+                at_first = b;
+                first_move = move;
+            }
+        }
+        if (wrong < best) {
+            best = wrong;
+            *first = at_first;
+            *moved = first_move;
+        }
+    }
+    free(sums);
+    return best;
 }
 
 static bool check(const flow_point *at, const contender *c, bool guarded)
@@ -457,31 +493,27 @@ static bool check(const flow_point *at, const contender *c, bool guarded)
     int got;
     CUDA_CHECK(cudaMemcpy(&got, size.d_sum, sizeof got, cudaMemcpyDeviceToHost));
     bool ok = (long long)got == expected;
-    uint64_t stream = check_stream(n, guarded ? 0 : size.exact_set);
     unsigned int slice = level_slice(p, n, block), first = 0, misplaced = 0;
-    int *partial = NULL;
+    long long moved = 0;
     if (ok && slice && !guarded)
-        misplaced = wrong_slices(at, p, slice, &partial, &first);
+        misplaced = wrong_slices(at, p, slice, &first, &moved);
     set_activity("%s", "");
 
-    char hint[512];
+    char hint[640];
     if (misplaced) {
-        unsigned long long begin = (unsigned long long)first * slice, end = begin + slice < n ? begin + slice : n;
-        unsigned int own = 0;
-        for (unsigned long long i = begin; i < end; i++)
-            own += (unsigned int)input_value(at->opt->seed, stream, (unsigned int)i, input_bound(n));
-        int wrote;
-        CUDA_CHECK(cudaMemcpy(&wrote, partial + first, sizeof wrote, cudaMemcpyDeviceToHost));
+        int bound = input_bound(n);
         snprintf(hint, sizeof hint,
-                 "the sum is right, but block %u of the first level wrote %d where its own slice, elements %llu to "
-                 "%llu, sums to %d (%u of %u blocks wrote a sum not their own): each block sums the %u elements "
-                 "the given load line reads it, no more and no fewer",
-                 first, wrote, begin, end - 1, (int)own, misplaced, ceil_div(n, slice), slice);
+                 "the sum is right, but block %u of the first level did not sum %u elements of the input itself "
+                 "(%u of %u blocks): with every element one up (the largest, %d, wrapping to 1), its partial sum "
+                 "moved by %lld, %lld modulo %d, where %u elements of its own move it by %u modulo %d. Each block "
+                 "of a level sums per_thread x block elements, and no block its neighbours'",
+                 first, slice, misplaced, n / slice, bound, moved, ((moved % bound) + bound) % bound, bound, slice,
+                 slice % bound, bound);
         ok = false;
         if (at->opt->machine)
-            print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=%s\tresult=mismatch\tslice=%u"
-                                  "\texpected=%d\tgot=%d\thint=%s",
-                         at->step, n, block, c->kernel->id, role, "exact", first, (int)own, wrote, hint);
+            print_record("check", "step=%s\tn=%u\tblock=%d\tid=%s\trole=%s\tinput=exact\tresult=mismatch"
+                                  "\tlevel_block=%u\thint=%s",
+                         at->step, n, block, c->kernel->id, role, first, hint);
         else
             printf("MISMATCH: '%s' [%s] at n=%u, block %d (exact-size input): %s\n", c->kernel->label, role, n,
                    block, hint);
