@@ -3,16 +3,28 @@
 # grading/grade end to end on step 04 without a GPU (CUDA_VISIBLE_DEVICES=):
 # what it skips and says, the result files it writes (JUnit, Gradescope's,
 # Classroom's: no point in any, as nothing was graded), the folder it keeps
-# its records in (--results), and an empty environment. It builds step 04 in
-# the workbook, for this machine.
+# its records in (--results), and an empty environment. It grades step 04 in
+# a copy of the workbook, its builds as they are (cp -a), so that a build for
+# other architectures never lands in the workbook's own folders.
 
 load grading-helpers
+
+setup_file() {
+    export W=$BATS_FILE_TMPDIR/workbook
+    mkdir -p "$W"
+    cp -a "$WORKBOOK_DIR"/{Makefile,steps.conf,common,grading} "$WORKBOOK_DIR"/[0-9][0-9]-* "$W/"
+    if [ -d "$WORKBOOK_DIR/solutions" ]; then
+        mkdir -p "$W/solutions"
+        cp -a "$WORKBOOK_DIR/solutions/04-reduction-interleaved" "$W/solutions/"
+    fi
+    [ ! -d "$WORKBOOK_DIR/.tools" ] || ln -s "$WORKBOOK_DIR/.tools" "$W/.tools"
+}
 
 @test "grading without a GPU skips every GPU test, says why, and passes; no result file gives a point" {
     # The reference solution, or in a copy handed out without solutions/, the exercise.
     local solutions=--solutions program=reduction_interleaved_solution
-    [ -d "$WORKBOOK_DIR/solutions/04-reduction-interleaved" ] || { solutions=; program=reduction_interleaved; }
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 $solutions \
+    [ -d "$W/solutions/04-reduction-interleaved" ] || { solutions=; program=reduction_interleaved; }
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step 04 $solutions \
         --results "$BATS_TEST_TMPDIR/g" --junit "$BATS_TEST_TMPDIR/junit.xml" \
         --gradescope "$BATS_TEST_TMPDIR/gs.json" --classroom "$BATS_TEST_TMPDIR/cr.json"
     assert_success
@@ -36,8 +48,8 @@ load grading-helpers
 
 @test "grading without a GPU with --require-gpu fails, and the table says no GPU rather than a verdict" {
     local solutions=--solutions
-    [ -d "$WORKBOOK_DIR/solutions/04-reduction-interleaved" ] || solutions=
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 $solutions --require-gpu \
+    [ -d "$W/solutions/04-reduction-interleaved" ] || solutions=
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step 04 $solutions --require-gpu \
         --results "$BATS_TEST_TMPDIR/g"
     assert_failure 1
     assert_output --partial "no GPU, and REQUIRE_GPU=1"
@@ -50,7 +62,7 @@ load grading-helpers
     mine=$BATS_TEST_TMPDIR/mine
     mkdir -p "$mine"
     echo "my notes" >"$mine/notes.txt"
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$mine"
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step 04 --results "$mine"
     assert_failure 2
     assert_output --partial "holds files that grade did not write"
     assert_equal "$(cat "$mine/notes.txt")" "my notes"
@@ -58,17 +70,17 @@ load grading-helpers
 
 @test "grade --results replaces a folder grade made, run after run" {
     slow_test "a step graded twice"
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
     assert_success
     assert [ -f "$BATS_TEST_TMPDIR/new/.grade-results" ]
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
     assert_success
 }
 
 @test "grade --results refuses a file, such as one that grade wrote, as not a folder" {
-    run env CUDA_VISIBLE_DEVICES= "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
+    run env CUDA_VISIBLE_DEVICES= "$W/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new"
     assert_success
-    run "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new/bats-stream"
+    run "$W/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/new/bats-stream"
     assert_failure 2
     assert_output --partial "not a folder"
     assert [ -f "$BATS_TEST_TMPDIR/new/bats-stream" ]
@@ -78,18 +90,19 @@ load grading-helpers
     # Where bats lives outside the places grade looks without PATH, an empty
     # environment cannot find it: that machine cannot run this test.
     local found="" d
-    for d in /usr/local/bin /usr/bin /bin "$WORKBOOK_DIR/.tools/bats/bin"; do [ -x "$d/bats" ] && found=$d; done
+    for d in /usr/local/bin /usr/bin /bin "$W/.tools/bats/bin"; do [ -x "$d/bats" ] && found=$d; done
     [ -n "$found" ] || skip "bats is on PATH only ($(command -v bats)): grade finds it without PATH in /usr/local/bin, /usr/bin or .tools/bats"
     found=""
-    for d in /usr/lib/bats /usr/local/lib/bats "$WORKBOOK_DIR/.tools/bats/lib/bats"; do [ -f "$d/bats-assert/load.bash" ] && found=$d; done
+    for d in /usr/lib/bats /usr/local/lib/bats "$W/.tools/bats/lib/bats"; do [ -f "$d/bats-assert/load.bash" ] && found=$d; done
     [ -n "$found" ] || skip "bats-support and bats-assert are only in BATS_LIB_PATH ($BATS_LIB_PATH): grade finds them without it in /usr/lib/bats, /usr/local/lib/bats or .tools/bats/lib/bats"
     # The build's own SM and compiler go along, so that the user's build is
     # used as it is, not rebuilt for other architectures by another nvcc.
     build=("NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}")
     [ -z "${SM+set}" ] || build+=("SM=$SM")
-    flags=$WORKBOOK_DIR/04-reduction-interleaved/build/flags
+    flags=$W/04-reduction-interleaved/build/flags
     before=$(stat -c '%Y %s' "$flags" 2>/dev/null; cat "$flags" 2>/dev/null)
-    run env -i CUDA_VISIBLE_DEVICES= "${build[@]}" /bin/bash "$WORKBOOK_DIR/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
+    # (No sandbox: the copy lies in a /tmp of its own there, and the sandbox is confine.bats's.)
+    run env -i CUDA_VISIBLE_DEVICES= GRADE_SANDBOX=none "${build[@]}" /bin/bash "$W/grading/grade" --step 04 --results "$BATS_TEST_TMPDIR/g"
     assert_success
     assert_line --regexp '^04-reduction-interleaved +pass +no GPU +no GPU +no GPU +no GPU +no GPU +0/17$'
     [ ! -f "$flags" ] || assert_equal "$(stat -c '%Y %s' "$flags"; cat "$flags")" "$before"
