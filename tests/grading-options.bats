@@ -4,10 +4,16 @@
 
 load grading-helpers
 
-@test "grade refuses a step number that is not two digits" {
-    run "$WORKBOOK_DIR/grading/grade" --step 4
+@test "grade refuses a step number that is not one or two digits" {
+    for bad in 4x 004 x; do
+        run "$WORKBOOK_DIR/grading/grade" --step "$bad"
+        assert_failure 2
+        assert_output --partial "bad step '$bad'"
+    done
+    # 9 for 09, as make's EX=9: a step steps.conf does not list.
+    run "$WORKBOOK_DIR/grading/grade" --step 9
     assert_failure 2
-    assert_output --partial "bad step '4'"
+    assert_output --partial "no step 09 in steps.conf"
 }
 
 @test "grade refuses an unknown option" {
