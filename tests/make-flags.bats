@@ -202,6 +202,12 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
         assert_success
         assert_output "$(step_field "$step" program)"
     done
+    # One this nvcc does not build for, said so before nvcc is asked to.
+    if "${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" --list-gpu-arch >/dev/null 2>&1; then
+        run make -s --no-print-directory -n -C "$WORKBOOK_DIR/$step" SM=10
+        assert_failure 2
+        assert_output --partial "cannot build for sm_10 (it builds for "
+    fi
 }
 
 @test "slips on the command line are refused, never ignored: EX= for another step in a step's folder, SOLUTIONS=yes, Ex=" {
