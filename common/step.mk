@@ -228,6 +228,14 @@ explain: $(if $(DRY_RUN),$(TARGET))
 grade:
 	$(COMMON_DIR)/../grading/grade --step $(firstword $(subst -, ,$(STEP))) $(if $(filter 1,$(SOLUTION)),--solutions)
 
+# The workbook's own commands run from its top folder; typed here, they get
+# the command to type rather than make's "No rule to make target".
+TOP_ONLY := test test-all test-mutants test-toolkits bench bench-sweep calibrate doctor handout readme-figures \
+            float-sum micro-atomics
+.PHONY: $(TOP_ONLY)
+$(TOP_ONLY):
+	@echo "make $@ runs from the workbook's top folder: make -C .. $@$(if $(filter bench bench-sweep calibrate,$@), EX=$(firstword $(subst -, ,$(STEP))))" >&2; exit 2
+
 # Without solutions/ (a handout), no line offers the reference solution.
 HELP_WITHOUT_SOLUTION := -e '/^make solution /d' -e 's/ *(SOLUTION=1: [^;)]*)//' -e 's/(SOLUTION=1: [^;)]*; /(/'
 help:

@@ -234,4 +234,8 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     run make -n -C "$WORKBOOK_DIR" profile EX=99
     assert_failure 2
     assert_output --partial "EX=99 names no step here: the steps are $number"
+    # A command of the workbook's top, typed in a step's folder, says where it runs.
+    run make -s --no-print-directory -C "$WORKBOOK_DIR/$step" test
+    assert_failure 2
+    assert_output --partial "make test runs from the workbook's top folder: make -C .. test"
 }
