@@ -71,10 +71,11 @@ ifeq ($(strip $(SM)),)
 else
   ARCHS := $(SM)
   # One this nvcc cannot build for (sm_70 with CUDA 13) is said so, with the
-  # ones it can, rather than by nvcc's "Unsupported gpu architecture".
+  # ones it can, rather than by nvcc's "Unsupported gpu architecture". (SM=0:
+  # a script reading cuda.mk's variables, the doctor's $(NVCC), builds nothing.)
   ifneq ($(NEEDS_COMPILER),)
-    NVCC_ARCHS := $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed -n 's/^compute_//p')
-    UNBUILDABLE := $(if $(NVCC_ARCHS),$(foreach a,$(SM),$(if $(filter $(shell echo '$(a)' | tr -d af),$(NVCC_ARCHS)),,$(a))))
+    NVCC_ARCHS := $(if $(filter-out 0,$(SM)),$(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed -n 's/^compute_//p'))
+    UNBUILDABLE := $(if $(NVCC_ARCHS),$(foreach a,$(filter-out 0,$(SM)),$(if $(filter $(shell echo '$(a)' | tr -d af),$(NVCC_ARCHS)),,$(a))))
     ifneq ($(strip $(UNBUILDABLE)),)
       $(error SM=$(strip $(SM)): $(NVCC) cannot build for sm_$(firstword $(UNBUILDABLE)) (it builds for $(NVCC_ARCHS)); a GPU of that architecture needs an older CUDA toolkit (sm_70, the V100, is built by CUDA 11.8 and 12.x: docs/toolkits.md))
     endif

@@ -85,6 +85,8 @@ cuda_mk() {
 for arg; do [ "$arg" = -M ] && { echo "target: ${!#}"; exit 0; }; done
 # --dryrun (what check-includes asks of its include folders): none.
 for arg; do [ "$arg" = --dryrun ] && exit 0; done
+# --list-gpu-arch (cuda.mk: may SM be built?): a list that holds the SM asked for.
+[ "$1" = --list-gpu-arch ] && { printf 'compute_%s\n' 75 80 86 89 90 100 120; exit 0; }
 mode=link inputs=() keep=""
 while [ $# -gt 0 ]; do
     case $1 in
