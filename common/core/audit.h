@@ -56,9 +56,9 @@ int audit_plan(const options *opt, const char *step, const plan *p, const char *
                int region_count, bool graded, int *unsafe);
 
 // Elements each thread of the graded kernel loads when the step's launches
-// are levels (launches=levels per_thread=N): block b of the first level then
-// sums its own slice of the input, elements [b * N * block, (b + 1) * N *
-// block); 0 for any other shape. After audit_set_facts.
+// are levels (launches=levels per_thread=N): each block of the first level
+// then sums N * block elements of the input; 0 for any other shape. After
+// audit_set_facts.
 int audit_levels_per_thread(void);
 
 // What every module must respect: no kernel of the learner's reads a clock or

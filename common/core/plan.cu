@@ -1021,7 +1021,7 @@ int plan_launch_pointers(const plan *p, int launch, const plan_region *regions, 
         if (a->kind != PLAN_LAUNCH || seen++ != launch)
             continue;
         const module_kernel *k = a->kernel;
-        for (int q = 0; q < k->param_count && count < max; q++) {
+        for (int q = 0; k && q < k->param_count && count < max; q++) {
             uint64_t word;
             if (k->param_size[q] != 8)
                 continue;

@@ -279,11 +279,11 @@ static unsigned int level_slice(const plan *p, unsigned int n, int block)
     unsigned int slice = (unsigned int)(audit_levels_per_thread() * block);
     if (!p || !slice || n <= slice || n % slice)
         return 0;
-    // Where slice is 1 modulo the inputs' bound, a copy of the input would
-    // move as a block's sum does (wrong_slices): such sizes are not read so.
-    // The timed size is: 2^26 ints are drawn from 1..31, and 256 and 512
-    // are 8 and 16 modulo 31.
-    if (slice % input_bound(n) == 1)
+    // Where slice is 0 or 1 modulo the inputs' bound, a block that sums
+    // nothing, or a copy of the input, would move as a block's sum does
+    // (wrong_slices): such sizes are not read so. The timed size is: 2^26
+    // ints are drawn from 1..31, and 256 and 512 are 8 and 16 modulo 31.
+    if (slice % input_bound(n) <= 1)
         return 0;
     return slice;
 }
