@@ -156,6 +156,9 @@ static void print_usage(const option_spec *spec)
     printf("                     (the grader plans once per grading)\n");
     printf("      --watch K      timed round K (modulo R) is the watched one, between cudaProfilerStart\n");
     printf("                     and Stop (the grader's profiler watches that round)\n");
+    printf("      --census FILE  with --check: a few more calls of your graded plan, on inputs with holes\n");
+    printf("                     nothing wrote, for compute-sanitizer's initcheck to say which threads\n");
+    printf("                     read them; where they lie goes to FILE (the grader's launch audit)\n");
     printf("  -o, --only ROLES   run only the kernels of these roles, a comma-separated list of\n");
     printf("                     first, start, given, yours, beyond, library (the ceiling is always\n");
     printf("                     timed); --only beyond: the reference solution's kernels past the lesson\n");
@@ -320,7 +323,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     opt->seed = 1;
     opt->watch = -1;
 
-    enum { RECORDS_OPTION = 1000, FACTS_OPTION, PLANS_OPTION, WRITE_PLANS_OPTION, WATCH_OPTION };  // long only
+    enum { RECORDS_OPTION = 1000, FACTS_OPTION, PLANS_OPTION, WRITE_PLANS_OPTION, WATCH_OPTION, CENSUS_OPTION };
     static const struct option longopts[] = {
         {"size", required_argument, NULL, 'n'},  {"block", required_argument, NULL, 'b'},
         {"reps", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
@@ -331,6 +334,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         {"plans", required_argument, NULL, PLANS_OPTION},
         {"write-plans", required_argument, NULL, WRITE_PLANS_OPTION},
         {"watch", required_argument, NULL, WATCH_OPTION},
+        {"census", required_argument, NULL, CENSUS_OPTION},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;  // we word the errors ourselves, on one line
@@ -365,6 +369,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
                 usage_error("bad round '%s' for --watch: expected a whole number below 2^62", optarg);
             opt->watch = (long long)v;
             break;
+        case CENSUS_OPTION: opt->census_out = optarg; break;
         case 'h': print_usage(spec); exit(EXIT_CORRECT);
         case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
         default: {
@@ -383,6 +388,8 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         usage_error("unexpected argument '%s'", argv[optind]);
     if (opt->watch >= 0 && opt->check_only)
         usage_error("--watch marks a round of the timing, and --check times nothing");
+    if (opt->census_out && !opt->check_only)
+        usage_error("--census is a check's: give --check too");
     if (opt->plans_in && opt->plans_out)
         usage_error("--plans and --write-plans: one run reads the plans, another writes them");
 }
@@ -828,7 +835,7 @@ static int line_up(const track *t, const step_spec *s, const options *opt, conte
 #define ENLIST(kernel_ptr, role)                                                          \
     do {                                                                                  \
         if (roles & (1u << (role)))                                                       \
-            cs[count++] = (contender){(kernel_ptr), (role), !in_program(kernel_ptr)};     \
+            cs[count++] = (contender){(kernel_ptr), (role), !in_program(kernel_ptr), false}; \
     } while (0)
     if (!same_kernel(s->start, t->first))  // the first step's start is the track's first kernel
         ENLIST(t->first_timed, ROLE_FIRST);
@@ -850,6 +857,8 @@ static int line_up(const track *t, const step_spec *s, const options *opt, conte
     if (s->library && in_program(s->library))
         ENLIST(s->library, ROLE_LIBRARY);
 #undef ENLIST
+    if (*graded >= 0)
+        cs[*graded].graded = true;
     return count;
 }
 

@@ -83,6 +83,7 @@ typedef struct {
     unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all
     const char *plans_in, *plans_out;  // --plans FILE, --write-plans FILE (plan.h)
     long long watch;  // --watch K: the timed round K % reps is the watched one (-1: none)
+    const char *census_out;  // --census FILE: the grader's census of who reads the input (a track's)
 } options;
 
 // Which blocks a program accepts (-b), and the one it uses without -b.
@@ -236,6 +237,7 @@ typedef struct {
     const step_kernel *kernel;
     kernel_role role;
     bool planned;  // the learner's: run from its plans (contender_plan, plan.h), not called
+    bool graded;   // the graded function (the last of the learner's): the one the audit audits
 } contender;
 
 // Where the flow is, for a track's hooks.

@@ -476,6 +476,112 @@ static unsigned int wrong_slices(const flow_point *at, const plan *p, unsigned i
     return best;
 }
 
+// The census (--census FILE, the grader's launch audit, under
+// compute-sanitizer's initcheck): who reads the input. Sums cannot say which
+// block made them -- a block may sum its neighbours' slices too, on vector
+// lanes, write each sum where its neighbour would have, and leave the
+// neighbours idle: every partial sum right, every counter summed over the
+// launches divided. So after the exact input's check, the plan is called a
+// few times more, each time on an input in a fresh allocation written
+// everywhere but at a few holes drawn from the seed: initcheck reports each
+// read of a hole with the thread and block that made it. A thread of the
+// first level reads per_thread elements of the input, whichever they are;
+// one that sums its neighbours' too reads more, and the holes come in
+// ladders of CENSUS_RUNG holes at the distances where a thread's
+// neighbours' elements lie: a block apart, a block's share apart (the
+// neighbouring slices), and an eighth of the input apart (the neighbouring
+// strides of a grid), so that such a thread reads several holes of one.
+// The grader (common/tools/census.awk) counts, per thread, the holes it
+// read, and that every hole was read: a read initcheck does not see leaves
+// a hole unread. A kernel cannot tell the holes from input: it sees them
+// only by reading them, which is reported.
+enum {
+    CENSUS_ROUNDS = 4,    // calls, each with holes of its own
+    CENSUS_LADDERS = 30,  // ladders a call: 240 holes, as initcheck records 256 reads a launch at most
+    CENSUS_RUNG = 8,      // holes a ladder
+};
+static const uint64_t HOLE_STREAM = FRESH_STREAMS - 1;
+
+// Data set `stream` into in[0..n), but at holes[0..count), sorted, which nothing writes.
+__global__ void fill_input_except(int *in, unsigned int n, uint64_t seed, uint64_t stream, int bound,
+                                  const unsigned int *holes, int count)
+{
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        int lo = 0, hi = count;  // the first hole >= i
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (holes[mid] < i)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == count || holes[lo] != i)
+            in[i] = input_value(seed, stream, i, bound);
+    }
+}
+
+static int compare_uint(const void *a, const void *b)
+{
+    unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+    return (x > y) - (x < y);
+}
+
+// Round `round`'s holes into holes[], sorted, each once; returns how many.
+static int census_holes(uint64_t seed, int round, unsigned int n, unsigned int block, unsigned int *holes)
+{
+    unsigned int share = (unsigned int)audit_levels_per_thread() * block;
+    unsigned int spacings[] = {block, share, n / CENSUS_RUNG};
+    int count = 0;
+    for (int l = 0; l < CENSUS_LADDERS; l++) {
+        unsigned int spacing = spacings[l % 3];
+        unsigned long long span = (unsigned long long)spacing * (CENSUS_RUNG - 1);
+        if (spacing == 0 || span >= n)
+            continue;
+        unsigned int first = (unsigned int)(random_u64(seed, HOLE_STREAM, (uint64_t)round * CENSUS_LADDERS + l) %
+                                            (n - span));
+        for (int r = 0; r < CENSUS_RUNG; r++)
+            holes[count++] = first + r * spacing;
+    }
+    qsort(holes, count, sizeof *holes, compare_uint);
+    int unique = 0;
+    for (int k = 0; k < count; k++)
+        if (unique == 0 || holes[k] != holes[unique - 1])
+            holes[unique++] = holes[k];
+    return unique;
+}
+
+static void census(const flow_point *at, const plan *p)
+{
+    unsigned int n = size.n, holes[CENSUS_LADDERS * CENSUS_RUNG], *d_holes;
+    FILE *f = fopen(at->opt->census_out, "a");
+    if (!f)
+        die(EXIT_CUDA, "cannot write the census to %s", at->opt->census_out);
+    CUDA_CHECK(cudaMalloc(&d_holes, sizeof holes));
+    for (int round = 0; round < CENSUS_ROUNDS; round++) {
+        int count = census_holes(at->opt->seed, round, n, at->block.x, holes);
+        prepare_check(at, false);  // the bystanders and the outputs, as before a check
+        // A fresh allocation: initcheck counts its bytes unwritten until the fill.
+        CUDA_CHECK(cudaFree(size.d_exact));
+        CUDA_CHECK(cudaMalloc(&size.d_exact, (size_t)n * sizeof(int)));
+        CUDA_CHECK(cudaMemcpy(d_holes, holes, count * sizeof *holes, cudaMemcpyHostToDevice));
+        fill_input_except<<<helper_grid(), FILL_BLOCK>>>(size.d_exact, n, at->opt->seed,
+                                                         check_stream(n, size.exact_set), input_bound(n), d_holes,
+                                                         count);
+        CUDA_CHECK_LAUNCH();
+        module_reload();
+        call_sum(NULL, p, size.d_exact, n, at->block.x, size.d_work, size.work_ints, size.d_sum);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        // The round's record, then each hole's index: a vector read reports
+        // its whole width, and only the holes in it count.
+        fprintf(f, "census\tround=%d\tn=%u\tblock=%d\tbase=0x%llx\tholes=%d\tper_thread=%d\n", round, n,
+                at->block.x, (unsigned long long)(uintptr_t)size.d_exact, count, audit_levels_per_thread());
+        for (int k = 0; k < count; k++)
+            fprintf(f, "hole\t%u\n", holes[k]);
+    }
+    CUDA_CHECK(cudaFree(d_holes));
+    fclose(f);
+}
+
 static bool check(const flow_point *at, const contender *c, bool guarded)
 {
     unsigned int n = size.n;
@@ -497,6 +603,8 @@ static bool check(const flow_point *at, const contender *c, bool guarded)
     long long moved = 0;
     if (ok && slice && !guarded)
         misplaced = wrong_slices(at, p, slice, &first, &moved);
+    if (ok && p && c->graded && !guarded && !misplaced && at->opt->census_out && audit_levels_per_thread())
+        census(at, p);
     set_activity("%s", "");
 
     char hint[640];
