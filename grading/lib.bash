@@ -1045,5 +1045,58 @@ grade_launch_audit() {
         fail "not audited: $STEP is not correct yet (see its correctness tests); the audit certifies a correct kernel" || return
     fi
     [ "$audited" -ge "$#" ] || { record audit fail; fail "$(printf 'the program reported %d plans audited for %d sizes: did it end early?\n%s' "$audited" "$#" "$(tail -n 5 <<<"$output")")"; return; }
-    record audit pass
+    local census="not a step of levels"
+    if [[ " $(step_setting audit) " == *" launches=levels "* ]]; then
+        census=$(grade_census) || { record audit fail reason="census"; fail "$census"; return; }
+    fi
+    record audit pass census="$census"
+}
+
+# grade_census: who reads the input, at a step of levels. The timed size's
+# plan is called once more on an input with holes that nothing wrote
+# (common/tracks/reduction/reduction.cu, census), under compute-sanitizer's
+# initcheck, which reports each read of a hole with the thread that made it;
+# common/tools/census.awk judges: no thread reads more of the input than the
+# step's per_thread, and every hole is seen read (a read initcheck cannot
+# see leaves one unread). A block that sums its neighbours' slices as well
+# as its own, however it spreads them over its threads, has threads that
+# read more. Prints what it found, one line; returns 1 with the reason where
+# the audit fails. Without compute-sanitizer it says so and passes: the
+# sanitizer test is skipped there too.
+grade_census() {
+    local sanitizer timed dir verdict why
+    sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
+    [ -n "$sanitizer" ] || { echo "not run: compute-sanitizer not found"; return 0; }
+    timed=$(step_setting timed)
+    dir=$BATS_TEST_TMPDIR/census
+    mkdir -p "$dir"
+    confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$dir"
+    run on_gpu shared "${CONFINE[@]}" "$sanitizer" --tool initcheck --print-limit 0 --show-backtrace no --log-file "$dir/initcheck.log" \
+        "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" --check --only yours \
+        --census "$dir/census" -n "$(option_of -n "$timed")" -b "$(option_of -b "$timed")"
+    if [ "$status" -ne 0 ]; then
+        printf 'the census run (your plan at the timed size, under initcheck) failed (exit %d):\n%s' "$status" "$(tail -n 10 <<<"$output")"
+        return 1
+    fi
+    verdict=$(awk -f "$GRADING_DIR/../common/tools/census.awk" "$dir/census" "$dir/initcheck.log")
+    case $? in
+    0) echo "${verdict#census$'\t'}" | tr '\t' ' '; return 0 ;;
+    1) ;;
+    *) printf 'the census could not be read: %s' "$verdict"; return 1 ;;
+    esac
+    local holes read over first most per_thread
+    holes=$(record_field "$verdict" holes); read=$(record_field "$verdict" read); over=$(record_field "$verdict" over)
+    first=$(record_field "$verdict" first); most=$(record_field "$verdict" most)
+    per_thread=$(step_setting audit | tr ' ' '\n' | sed -n 's/^per_thread=//p')
+    if [ "${over:-0}" -gt 0 ]; then
+        why=$(printf '%s threads read more elements of the input than the step gives a thread (%s): thread %s of block %s read %s of the census'"'"'s %s holes alone' \
+            "$over" "$per_thread" "${first#*/}" "${first%%/*}" "$most" "$holes")
+    else
+        why=$(printf 'of the census'"'"'s %s holes, %s were seen read: the others were read where initcheck cannot see (bulk or tensor copies?), or not at all' "$holes" "$read")
+        [ "$(record_field "$verdict" overflow)" != yes ] ||
+            why+=" (initcheck dropped reports: it keeps 256 a launch, and the census's holes are fewer, so some were read more than once)"
+    fi
+    printf 'the census of who reads the input (your plan at %s under compute-sanitizer'"'"'s initcheck, holes in its input at random) failed: %s. Each thread of a level'"'"'s first launch reads its own %s elements, and no block its neighbours'"'"' (docs/grading.md, the launch audit).' \
+        "$timed" "$why" "$per_thread"
+    return 1
 }

@@ -5,8 +5,12 @@
 
 load grading-helpers
 
+# Every audit here runs its census (at the fake step, a step of levels) with
+# the fake compute-sanitizer of fake_tools: by default, a census of no holes.
+
 @test "the launch audit test fails on a finding, in the program's words" {
     use_fake_step
+    fake_tools
     record build pass
     # Two sizes audited, the first with a finding (tests/fixtures/grading/runs/audit-finding.out).
     FAKE_STATUS=1
@@ -19,6 +23,7 @@ load grading-helpers
 
 @test "the launch audit test fails when fewer plans were audited than sizes" {
     use_fake_step
+    fake_tools
     record build pass
     # The program ended before the audit (or forged its records).
     FAKE_OUTPUT=$(
@@ -32,6 +37,7 @@ load grading-helpers
 
 @test "the launch audit test passes when every size was audited without a finding" {
     use_fake_step
+    fake_tools
     record build pass
     FAKE_OUTPUT=$(
         record_line audit step=04-fake n=1 block=256 kernels=1
@@ -45,6 +51,7 @@ load grading-helpers
 
 @test "a finding the program prints is no finding: the audit comes from the program's records file" {
     use_fake_step
+    fake_tools
     record build pass
     # A finding and a debugging line printed onto stdout
     # (tests/fixtures/grading/runs/prints-finding.out), a clean audit in the records.
@@ -56,4 +63,76 @@ load grading-helpers
     run grade_launch_audit 128 1
     assert_success
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
+}
+
+# The census (grade_census, common/tools/census.awk): who reads the input, at
+# a step of levels. FAKE_CENSUS is the program's census file, FAKE_CENSUS_LOG
+# initcheck's log; a report of initcheck's is a read of a hole.
+initcheck_read() {  # SIZE BLOCK THREAD ADDRESS
+    printf '========= Uninitialized __global__ memory read of size %s bytes\n' "$1"
+    printf '=========     at mine(const int *, int *, unsigned int)+0x390\n'
+    printf '=========     by thread (%s,0,0) in block (%s,0,0)\n' "$3" "$2"
+    printf '=========     Address %s\n' "$4"
+    printf '=========     Saved host backtrace up to driver entry point at kernel launch time\n=========\n'
+}
+census_audit() {
+    use_fake_step
+    fake_tools
+    record build pass
+    FAKE_OUTPUT=$(
+        record_line audit step=04-fake n=1 block=256 kernels=1
+        record_line summary step=04-fake result=correct
+    )
+    # Holes at ints 64, 65 and 300 of an input at 0x7f0000000000.
+    export FAKE_CENSUS=$'census\tn=1024\tblock=256\tbase=0x7f0000000000\tholes=3\tper_thread=1\nhole\t64\nhole\t65\nhole\t300\n'
+}
+
+@test "the audit passes a census in which every hole was read, each by a thread of its own" {
+    census_audit
+    # Ints 64 and 65 by two threads of block 0; int 300 by a 16-byte read
+    # (ints 300 to 303, one of them a hole) of block 1.
+    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 65 0x7f0000000104
+        initcheck_read 16 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 3 errors\n'
+    export FAKE_CENSUS_LOG
+    run grade_launch_audit 256 1
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=3 over=0"
+}
+
+@test "a thread that reads more of the input than per_thread fails the audit, named" {
+    census_audit
+    # Thread 64 of block 0 reads ints 64 and 65: its own and its neighbour's.
+    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 64 0x7f0000000104
+        initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 3 errors\n'
+    export FAKE_CENSUS_LOG
+    run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "1 threads read more elements of the input than the step gives a thread (1): thread 64,0,0 of block 0,0,0 read 2"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
+}
+
+@test "a hole no thread was seen reading fails the audit: a read initcheck cannot see" {
+    census_audit
+    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 65 0x7f0000000104)"$'\n========= ERROR SUMMARY: 2 errors\n'
+    export FAKE_CENSUS_LOG
+    run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "of the census's 3 holes, 2 were seen read"
+}
+
+@test "a census that cannot be read fails the audit" {
+    census_audit
+    export FAKE_CENSUS_LOG="no summary here"
+    run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "the census could not be read"
+}
+
+@test "without compute-sanitizer the census is not run, and the audit's verdict says so" {
+    census_audit
+    GRADE_SANITIZER=$BATS_TEST_TMPDIR/no/compute-sanitizer
+    PATH=/usr/bin:/bin
+    run grade_launch_audit 256 1
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="not run: compute-sanitizer not found"
 }
