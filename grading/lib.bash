@@ -1057,7 +1057,8 @@ grade_launch_audit() {
 # (common/tracks/reduction/reduction.cu, census), under compute-sanitizer's
 # initcheck, which reports each read of a hole with the thread that made it;
 # common/tools/census.awk judges: no thread reads more of the input than the
-# step's per_thread, and every hole is seen read (a read initcheck cannot
+# step's per_thread (in places 16 bytes apart: a vector read of neighbours
+# is one), and every hole is seen read (a read initcheck cannot
 # see leaves one unread). A block that sums its neighbours' slices as well
 # as its own, however it spreads them over its threads, has threads that
 # read more. Prints what it found, one line; returns 1 with the reason where
@@ -1089,7 +1090,7 @@ grade_census() {
     first=$(record_field "$verdict" first); most=$(record_field "$verdict" most)
     per_thread=$(step_setting audit | tr ' ' '\n' | sed -n 's/^per_thread=//p')
     if [ "${over:-0}" -gt 0 ]; then
-        why=$(printf '%s threads read more elements of the input than the step gives a thread (%s): thread %s of block %s read %s of the census'"'"'s %s holes alone' \
+        why=$(printf '%s threads read more elements of the input than the step gives a thread (%s): thread %s of block %s read holes at %s places of the input more than 16 bytes apart, of the census'"'"'s %s holes' \
             "$over" "$per_thread" "${first#*/}" "${first%%/*}" "$most" "$holes")
     else
         why=$(printf 'of the census'"'"'s %s holes, %s were seen read: the others were read where initcheck cannot see (bulk or tensor copies?), or not at all' "$holes" "$read")

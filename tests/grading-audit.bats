@@ -101,14 +101,24 @@ census_audit() {
 
 @test "a thread that reads more of the input than per_thread fails the audit, named" {
     census_audit
-    # Thread 64 of block 0 reads ints 64 and 65: its own and its neighbour's.
-    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 64 0x7f0000000104
-        initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 3 errors\n'
+    # Thread 64 of block 0 reads ints 64 and 300: its own and one a block's
+    # share away; thread 65 reads int 65, and thread 44 of block 1 nothing.
+    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 64 0x7f00000004b0
+        initcheck_read 4 0 65 0x7f0000000104)"$'\n========= ERROR SUMMARY: 3 errors\n'
     export FAKE_CENSUS_LOG
     run grade_launch_audit 256 1
     assert_failure
-    assert_output --partial "1 threads read more elements of the input than the step gives a thread (1): thread 64,0,0 of block 0,0,0 read 2"
+    assert_output --partial "1 threads read more elements of the input than the step gives a thread (1): thread 64,0,0 of block 0,0,0 read holes at 2 places"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
+}
+
+@test "a vector read of neighbouring ints is one place: a thread that reads holes 64 and 65 as an int2 passes" {
+    census_audit
+    FAKE_CENSUS_LOG="$(initcheck_read 8 0 32 0x7f0000000100; initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 2 errors\n'
+    export FAKE_CENSUS_LOG
+    run grade_launch_audit 256 1
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=2 over=0"
 }
 
 @test "a hole no thread was seen reading fails the audit: a read initcheck cannot see" {

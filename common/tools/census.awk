@@ -5,13 +5,17 @@
 # holes=, per_thread= -- then a line "hole INDEX" for each hole. The log is
 # compute-sanitizer initcheck's of the same run: every read of a hole is one
 # report, with its size, the thread and block that made it, and its address.
-# Counted per thread, the distinct elements of the input it was seen to read
-# (a vector read is reported with its whole width: only the holes in it
-# count), over every round. Prints one line:
+# Counted per thread, over every round, the places where it was seen to read
+# a hole: the distinct 16-byte pieces of the input (4 ints, as one vector
+# read takes them) holding the holes it read -- a vector read is reported
+# with its whole width, and only the holes in it count. A thread of a level
+# reads its per_thread elements as that many places or fewer (two
+# neighbours, or one int2, are one place or two). Prints one line:
 #   census<TAB>holes=H<TAB>read=R<TAB>threads=T<TAB>over=K[<TAB>first=BLOCK/THREAD<TAB>most=M][<TAB>overflow=yes]
 # and exits 0 when every hole of every round was read (R = H: no read was
-# hidden from initcheck) and no thread read more than per_thread elements
-# (K = 0); 1 when not; 2 when the census or the log is missing or malformed.
+# hidden from initcheck) and no thread read holes in more than per_thread
+# places (K = 0); 1 when not; 2 when the census or the log is missing or
+# malformed.
 function hex(s,    v, i) {
     s = tolower(s)
     sub(/^0x/, "", s)
@@ -55,8 +59,9 @@ file == 1 { next }
         if (address < base[r] || address >= base[r] + 4 * n) continue
         for (w = int((address - base[r]) / 4); w <= int((address + size - 1 - base[r]) / 4) && w < n; w++) {
             if (!((r, w) in hole)) continue
-            if (!((who, w) in seen)) {
-                seen[who, w] = 1
+            piece = int(w / 4)  # the input starts 256-byte aligned (cudaMalloc)
+            if (!((who, piece) in seen)) {
+                seen[who, piece] = 1
                 if (!(who in count)) threads++
                 count[who]++
             }
