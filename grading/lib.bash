@@ -1089,13 +1089,13 @@ grade_census() {
     holes=$(record_field "$verdict" holes); read=$(record_field "$verdict" read); over=$(record_field "$verdict" over)
     first=$(record_field "$verdict" first); most=$(record_field "$verdict" most)
     per_thread=$(step_setting audit | tr ' ' '\n' | sed -n 's/^per_thread=//p')
-    if [ "${over:-0}" -gt 0 ]; then
+    if [ "$(record_field "$verdict" overflow)" = yes ] && [ "${over:-0}" -eq 0 ]; then
+        why="initcheck dropped reports of reads of the holes: it keeps 256 a launch, and a call of the census has a quarter as many holes, so your kernels read the same elements of the input more than 4 times over"
+    elif [ "${over:-0}" -gt 0 ]; then
         why=$(printf '%s threads read more elements of the input than the step gives a thread (%s): thread %s of block %s read holes at %s places of the input more than 16 bytes apart, of the census'"'"'s %s holes' \
             "$over" "$per_thread" "${first#*/}" "${first%%/*}" "$most" "$holes")
     else
         why=$(printf 'of the census'"'"'s %s holes, %s were seen read: the others were read where initcheck cannot see (bulk or tensor copies?), or not at all' "$holes" "$read")
-        [ "$(record_field "$verdict" overflow)" != yes ] ||
-            why+=" (initcheck dropped reports: it keeps 256 a launch, and the census's holes are fewer, so some were read more than once)"
     fi
     printf 'the census of who reads the input (your plan at %s under compute-sanitizer'"'"'s initcheck, holes in its input at random) failed: %s. Each thread of a level'"'"'s first launch reads its own %s elements, and no block its neighbours'"'"' (docs/grading.md, the launch audit).' \
         "$timed" "$why" "$per_thread"

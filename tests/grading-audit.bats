@@ -130,6 +130,17 @@ census_audit() {
     assert_output --partial "of the census's 3 holes, 2 were seen read"
 }
 
+@test "a census whose reports initcheck dropped fails the audit: reads many times over hide whose they were" {
+    census_audit
+    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 65 0x7f0000000104
+        initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= 1021 errors were skipped (error buffer overflow).\n========= ERROR SUMMARY: 1024 errors\n'
+    export FAKE_CENSUS_LOG
+    run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "initcheck dropped reports"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
+}
+
 @test "a census that cannot be read fails the audit" {
     census_audit
     export FAKE_CENSUS_LOG="no summary here"

@@ -496,9 +496,10 @@ static unsigned int wrong_slices(const flow_point *at, const plan *p, unsigned i
 // a hole unread. A kernel cannot tell the holes from input: it sees them
 // only by reading them, which is reported.
 enum {
-    CENSUS_ROUNDS = 4,    // calls, each with holes of its own
-    CENSUS_LADDERS = 30,  // ladders a call: 240 holes, as initcheck records 256 reads a launch at most
-    CENSUS_RUNG = 8,      // holes a ladder
+    CENSUS_ROUNDS = 8,   // calls, each with holes of its own
+    CENSUS_LADDERS = 7,  // ladders a call: 56 holes, where initcheck keeps 256 reports a launch (2025.3),
+                         // so that a kernel may read each hole 4 times before a report is dropped
+    CENSUS_RUNG = 8,     // holes a ladder
 };
 static const uint64_t HOLE_STREAM = FRESH_STREAMS - 1;
 
@@ -533,7 +534,7 @@ static int census_holes(uint64_t seed, int round, unsigned int n, unsigned int b
     unsigned int spacings[] = {block, share, n / CENSUS_RUNG};
     int count = 0;
     for (int l = 0; l < CENSUS_LADDERS; l++) {
-        unsigned int spacing = spacings[l % 3];
+        unsigned int spacing = spacings[(round * CENSUS_LADDERS + l) % 3];
         unsigned long long span = (unsigned long long)spacing * (CENSUS_RUNG - 1);
         if (spacing == 0 || span >= n)
             continue;
