@@ -57,6 +57,10 @@ $(STEPS): harness
 	$(if $(SILENT),,@echo "[$(firstword $(subst /, ,$(filter %/$@,$(STEP_NUMBERS))))/$(words $(STEPS))] $@")
 	$(Q)$(MAKE) -C $@ all $(if $(filter $@,$(SOLVED)),solution) $(NO_DIR)
 
+# A step by its number: `make 04` (or `make 4`) builds step 04, as `make
+# 04-reduction-interleaved` does.
+$(foreach s,$(STEPS),$(eval $(firstword $(subst -, ,$(s))) $(patsubst 0%,%,$(firstword $(subst -, ,$(s)))): $(s)))
+.PHONY: $(foreach s,$(STEPS),$(firstword $(subst -, ,$(s))) $(patsubst 0%,%,$(firstword $(subst -, ,$(s)))))
 # In a handout (no solutions/, no tests/mutants/), the commands that need
 # them are not listed. Its examples name steps the copy holds: 04 and 05
 # where it has them, else its last step.
@@ -64,6 +68,7 @@ help_ex = $(or $(filter $(1),$(STEP_NUMBER_LIST)),$(lastword $(STEP_NUMBER_LIST)
 STEP_NUMBER_LIST = $(foreach s,$(STEPS),$(firstword $(subst -, ,$(s))))
 help:
 	@echo "make                 build every exercise$(if $(SOLVED), and every solution)"
+	@echo "make $(call help_ex,04)              build one step (make $(call help_ex,04)-..., its folder's name, too)"
 	@echo "make test            the workbook's own tests, the quick ones (needs bats$(if $(SOLVED),; a GPU for the graded part))"
 	@echo "make test-all        every test (the slow ones too)$(if $(wildcard tests/mutants/run), and the checks that plant mistakes), as CI runs it"
 	@echo "make grade [EX=$(call help_ex,04)]   grade your exercises ($(if $(SOLVED),SOLUTIONS=1: the reference solutions; )JUNIT=file)"

@@ -239,3 +239,17 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     assert_failure 2
     assert_output --partial "make test runs from the workbook's top folder: make -C .. test"
 }
+
+@test "make NN, the step's number, builds that step as its folder's name does; make N too" {
+    local folder number
+    folder=$(cd "$WORKBOOK_DIR" && ls -d [0-9][0-9]-* | head -n 1)
+    number=${folder%%-*}
+    run make -C "$WORKBOOK_DIR" -n "$number" SM=90
+    assert_success
+    assert_output --partial "-C $folder all"
+    run make -C "$WORKBOOK_DIR" -n "${number#0}" SM=90
+    assert_success
+    assert_output --partial "-C $folder all"
+    run make -C "$WORKBOOK_DIR" -n 99 SM=90
+    assert_failure
+}
