@@ -1083,6 +1083,7 @@ grade_census() {
     case $? in
     0) echo "${verdict#census$'\t'}" | tr '\t' ' '; return 0 ;;
     1) ;;
+    3) echo "not read: initcheck counted $(record_field "$verdict" errors) errors in a form this census does not read (compute-sanitizer $("$sanitizer" --version 2>/dev/null | awk '/Version/ { print $2; exit }'))"; return 0 ;;
     *) printf 'the census could not be read: %s' "$verdict"; return 1 ;;
     esac
     local holes read over first most per_thread

@@ -141,6 +141,14 @@ census_audit() {
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
 }
 
+@test "a census whose reports are in a form it does not read passes, saying so: another compute-sanitizer is no finding" {
+    census_audit
+    export FAKE_CENSUS_LOG=$'========= Uninitialised read, 4 bytes, thread 64 block 0, at 0x7f0000000100\n========= ERROR SUMMARY: 3 errors\n'
+    run grade_launch_audit 256 1
+    assert_success
+    [[ $(verdict_value "$GRADE_RESULTS/04/audit" census) == "not read: initcheck counted 3 errors in a form"* ]]
+}
+
 @test "a census that cannot be read fails the audit" {
     census_audit
     export FAKE_CENSUS_LOG="no summary here"

@@ -17,7 +17,8 @@
 # places (K = 0) and initcheck dropped no report (it keeps 256 a launch, and
 # a call has a quarter as many holes: a kernel that reads them more often
 # than that hides whose reads they were); 1 when not; 2 when the census or
-# the log is missing or malformed.
+# the log is missing or malformed; 3 when initcheck counted errors but none
+# of its reports reads as a read of an address (a log in another form).
 function hex(s,    v, i) {
     s = tolower(s)
     sub(/^0x/, "", s)
@@ -57,6 +58,7 @@ file == 1 { next }
 /Address 0x[0-9a-fA-F]+/ && who != "" && size > 0 {
     match($0, /0x[0-9a-fA-F]+/)
     address = hex(substr($0, RSTART, RLENGTH))
+    reports++
     for (r = 1; r <= rounds; r++) {
         if (address < base[r] || address >= base[r] + 4 * n) continue
         for (w = int((address - base[r]) / 4); w <= int((address + size - 1 - base[r]) / 4) && w < n; w++) {
@@ -74,11 +76,17 @@ file == 1 { next }
     next
 }
 /errors were skipped|[Ee]rror buffer overflow/ { overflow = 1 }
-/ERROR SUMMARY: [0-9]+ error/ { summary = 1 }
+/ERROR SUMMARY: [0-9]+ error/ { summary = 1; match($0, /SUMMARY: [0-9]+/); errors = substr($0, RSTART + 9, RLENGTH - 9) + 0 }
 END {
     if (!rounds || bad || listed != holes || !summary) {
         print "census\tmalformed" (rounds && !bad && listed == holes ? "" : " census") (summary ? "" : " initcheck log")
         exit 2
+    }
+    # Errors counted, but no report read as a read of a hole: the log is not
+    # in the form this census reads (another compute-sanitizer's?).
+    if (errors > 0 && reports == 0) {
+        print "census\tunread\terrors=" errors
+        exit 3
     }
     over = 0; most = 0; first = ""
     for (t in count)
