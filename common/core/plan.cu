@@ -1021,11 +1021,11 @@ int plan_launch_pointers(const plan *p, int launch, const plan_region *regions, 
         if (a->kind != PLAN_LAUNCH || seen++ != launch)
             continue;
         const module_kernel *k = a->kernel;
-        for (int q = 0; k && q < k->param_count && count < max; q++) {
+        // Every 8-byte word of the parameters, as replay maps them: a pointer
+        // may be a member of a struct passed by value.
+        for (unsigned off = 0; k && off + 8 <= k->params_bytes && count < max; off += 8) {
             uint64_t word;
-            if (k->param_size[q] != 8)
-                continue;
-            memcpy(&word, a->params + k->param_offset[q], 8);
+            memcpy(&word, a->params + off, 8);
             int r = region_of(word);
             if (r < 0 || region_offset(word) > regions[r].bytes)
                 continue;

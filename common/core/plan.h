@@ -168,7 +168,8 @@ void plan_replay(const plan *p, const plan_region *regions);
 void plan_replay_first_launch(const plan *p, const plan_region *regions);
 
 // The arguments of the call's launch number `launch` (0 the first) that point
-// into its buffers, mapped onto `regions` as plan_replay maps them: each an
+// into its buffers -- every 8-byte word of its parameters, a pointer's or a
+// struct member's -- mapped onto `regions` as plan_replay maps them: each an
 // address and the bytes of its buffer from there on, in the order of the
 // kernel's parameters, at most max. Returns how many.
 int plan_launch_pointers(const plan *p, int launch, const plan_region *regions, plan_region *pointers, int max);
