@@ -169,7 +169,7 @@ elif [ "$no_gpu" = 0 ]; then
     # With a GPU, the grader's sanitizer test needs it: without, it skips and scores nothing.
     needed compute-sanitizer "not found: make sanitize and the grader's sanitizer test cannot run" "it comes with the CUDA toolkit (the cuda-sanitizer package), beside nvcc"
 else
-    note compute-sanitizer "not found: make sanitize cannot run" "it comes with the CUDA toolkit (the cuda-sanitizer package), beside nvcc"
+    note compute-sanitizer "not found: make sanitize cannot run, and grading skips its sanitizer test and the launch audit's census" "it comes with the CUDA toolkit (the cuda-sanitizer package), beside nvcc"
     absent+=(compute-sanitizer)
 fi
 if ncu=$(find_tool ncu); then
