@@ -1057,8 +1057,8 @@ grade_launch_audit() {
 # (common/tracks/reduction/reduction.cu, census), under compute-sanitizer's
 # initcheck, which reports each read of a hole with the thread that made it;
 # common/tools/census.awk judges: no thread reads more of the input than the
-# step's per_thread (in places 16 bytes apart: a vector read of neighbours
-# is one), and every hole is seen read (a read initcheck cannot
+# step's per_thread (a vector read's every element counts), and every hole
+# is seen read (a read initcheck cannot
 # see leaves one unread). A block that sums its neighbours' slices as well
 # as its own, however it spreads them over its threads, has threads that
 # read more. Prints what it found, one line; returns 1 with the reason where
@@ -1093,12 +1093,12 @@ grade_census() {
     if [ "$(record_field "$verdict" overflow)" = yes ] && [ "${over:-0}" -eq 0 ]; then
         why="initcheck dropped reports of reads of the holes: it keeps 256 a launch, and a call of the census has a quarter as many holes, so your kernels read the same elements of the input more than 4 times over"
     elif [ "${over:-0}" -gt 0 ]; then
-        why=$(printf '%s threads read more elements of the input than the step gives a thread (%s): thread %s of block %s read holes at %s places of the input more than 16 bytes apart, of the census'"'"'s %s holes' \
+        why=$(printf '%s threads read more elements of the input than the step gives a thread (%s): thread %s of block %s read %s of the census'"'"'s %s holes' \
             "$over" "$per_thread" "${first#*/}" "${first%%/*}" "$most" "$holes")
     else
         why=$(printf 'of the census'"'"'s %s holes, %s were seen read: the others were read where initcheck cannot see (bulk or tensor copies?), or not at all' "$holes" "$read")
     fi
-    printf 'the census of who reads the input (your plan at %s under compute-sanitizer'"'"'s initcheck, holes in its input at random) failed: %s. Each thread of a level'"'"'s first launch reads its own %s elements, and no block its neighbours'"'"' (docs/grading.md, the launch audit).' \
+    printf 'the census of who reads the input (your plan at %s under compute-sanitizer'"'"'s initcheck, holes in its input at random) failed: %s. Each thread of a level'"'"'s first launch reads its own %s elements of the input, as scalars or one vector, and no block its neighbours'"'"' (docs/trust.md, the launch audit'"'"'s census).' \
         "$timed" "$why" "$per_thread"
     return 1
 }

@@ -108,14 +108,24 @@ census_audit() {
     export FAKE_CENSUS_LOG
     run grade_launch_audit 256 1
     assert_failure
-    assert_output --partial "1 threads read more elements of the input than the step gives a thread (1): thread 64,0,0 of block 0,0,0 read holes at 2 places"
+    assert_output --partial "1 threads read more elements of the input than the step gives a thread (1): thread 64,0,0 of block 0,0,0 read 2 of the census's 3 holes"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
 }
 
-@test "a vector read of neighbouring ints is one place: a thread that reads holes 64 and 65 as an int2 passes" {
+@test "each hole a vector read covers counts: an int2 over holes 64 and 65 is two elements, one too many at per_thread 1" {
     census_audit
     FAKE_CENSUS_LOG="$(initcheck_read 8 0 32 0x7f0000000100; initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 2 errors\n'
     export FAKE_CENSUS_LOG
+    run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "thread 32,0,0 of block 0,0,0 read 2 of the census's 3 holes"
+}
+
+@test "at per_thread 2 (step 07's), an int2 over two holes is a thread's own two elements" {
+    census_audit
+    FAKE_CENSUS=${FAKE_CENSUS//per_thread=1/per_thread=2}
+    FAKE_CENSUS_LOG="$(initcheck_read 8 0 32 0x7f0000000100; initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 2 errors\n'
+    export FAKE_CENSUS FAKE_CENSUS_LOG
     run grade_launch_audit 256 1
     assert_success
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=2 over=0"

@@ -5,16 +5,14 @@
 # holes=, per_thread= -- then a line "hole INDEX" for each hole. The log is
 # compute-sanitizer initcheck's of the same run: every read of a hole is one
 # report, with its size, the thread and block that made it, and its address.
-# Counted per thread, over every round, the places where it was seen to read
-# a hole: the distinct 16-byte pieces of the input (4 ints, as one vector
-# read takes them) holding the holes it read -- a vector read is reported
-# with its whole width, and only the holes in it count. A thread of a level
-# reads its per_thread elements as that many places or fewer (two
-# neighbours, or one int2, are one place or two). Prints one line:
+# Counted per thread, over every round, the distinct elements of the input
+# it was seen to read: the holes it read (a vector read is reported with its
+# whole width, and each hole in it counts). A thread of a level reads its
+# per_thread elements and no more. Prints one line:
 #   census<TAB>holes=H<TAB>read=R<TAB>threads=T<TAB>over=K[<TAB>first=BLOCK/THREAD<TAB>most=M][<TAB>overflow=yes]
 # and exits 0 when every hole of every round was read (R = H: no read was
-# hidden from initcheck), no thread read holes in more than per_thread
-# places (K = 0) and initcheck dropped no report (it keeps 256 a launch, and
+# hidden from initcheck), no thread read more than per_thread of them
+# (K = 0) and initcheck dropped no report (it keeps 256 a launch, and
 # a call has a quarter as many holes: a kernel that reads them more often
 # than that hides whose reads they were); 1 when not; 2 when the census or
 # the log is missing or malformed; 3 when initcheck counted errors but none
@@ -63,9 +61,8 @@ file == 1 { next }
         if (address < base[r] || address >= base[r] + 4 * n) continue
         for (w = int((address - base[r]) / 4); w <= int((address + size - 1 - base[r]) / 4) && w < n; w++) {
             if (!((r, w) in hole)) continue
-            piece = int(w / 4)  # the input starts 256-byte aligned (cudaMalloc)
-            if (!((who, piece) in seen)) {
-                seen[who, piece] = 1
+            if (!((who, w) in seen)) {
+                seen[who, w] = 1
                 if (!(who in count)) threads++
                 count[who]++
             }
