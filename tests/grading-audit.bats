@@ -86,15 +86,24 @@ census_audit() {
     # Holes at ints 64, 65 and 300 of an input at 0x7f0000000000.
     export FAKE_CENSUS=$'census\tn=1024\tblock=256\tbase=0x7f0000000000\tholes=3\tper_thread=1\nhole\t64\nhole\t65\nhole\t300\n'
 }
+# audit_census READ...: the audit, initcheck having reported each READ,
+# "SIZE BLOCK THREAD INT" (SIZE bytes from int INT of the input), then
+# $CENSUS_LOG_TAIL and its summary.
+audit_census() {
+    local read size block thread int log=""
+    for read in "$@"; do
+        read -r size block thread int <<<"$read"
+        log+=$(initcheck_read "$size" "$block" "$thread" "$(printf '0x%x' $((0x7f0000000000 + 4 * int)))")$'\n'
+    done
+    export FAKE_CENSUS_LOG="$log${CENSUS_LOG_TAIL:-}========= ERROR SUMMARY: $# errors"$'\n'
+    run grade_launch_audit 256 1
+}
 
 @test "the audit passes a census in which every hole was read, each by a thread of its own" {
     census_audit
     # Ints 64 and 65 by two threads of block 0; int 300 by a 16-byte read
     # (ints 300 to 303, one of them a hole) of block 1.
-    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 65 0x7f0000000104
-        initcheck_read 16 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 3 errors\n'
-    export FAKE_CENSUS_LOG
-    run grade_launch_audit 256 1
+    audit_census "4 0 64 64" "4 0 65 65" "16 1 44 300"
     assert_success
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=3 over=0"
 }
@@ -103,10 +112,7 @@ census_audit() {
     census_audit
     # Thread 64 of block 0 reads ints 64 and 300: its own and one a block's
     # share away; thread 65 reads int 65, and thread 44 of block 1 nothing.
-    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 64 0x7f00000004b0
-        initcheck_read 4 0 65 0x7f0000000104)"$'\n========= ERROR SUMMARY: 3 errors\n'
-    export FAKE_CENSUS_LOG
-    run grade_launch_audit 256 1
+    audit_census "4 0 64 64" "4 0 64 300" "4 0 65 65"
     assert_failure
     assert_output --partial "1 threads read more elements of the input than the step gives a thread (1): thread 64,0,0 of block 0,0,0 read 2 of the census's 3 holes"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
@@ -114,9 +120,7 @@ census_audit() {
 
 @test "each hole a vector read covers counts: an int2 over holes 64 and 65 is two elements, one too many at per_thread 1" {
     census_audit
-    FAKE_CENSUS_LOG="$(initcheck_read 8 0 32 0x7f0000000100; initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 2 errors\n'
-    export FAKE_CENSUS_LOG
-    run grade_launch_audit 256 1
+    audit_census "8 0 32 64" "4 1 44 300"
     assert_failure
     assert_output --partial "thread 32,0,0 of block 0,0,0 read 2 of the census's 3 holes"
 }
@@ -124,28 +128,22 @@ census_audit() {
 @test "at per_thread 2 (step 07's), an int2 over two holes is a thread's own two elements" {
     census_audit
     FAKE_CENSUS=${FAKE_CENSUS//per_thread=1/per_thread=2}
-    FAKE_CENSUS_LOG="$(initcheck_read 8 0 32 0x7f0000000100; initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= ERROR SUMMARY: 2 errors\n'
-    export FAKE_CENSUS FAKE_CENSUS_LOG
-    run grade_launch_audit 256 1
+    audit_census "8 0 32 64" "4 1 44 300"
     assert_success
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=2 over=0"
 }
 
 @test "a hole no thread was seen reading fails the audit: a read initcheck cannot see" {
     census_audit
-    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 65 0x7f0000000104)"$'\n========= ERROR SUMMARY: 2 errors\n'
-    export FAKE_CENSUS_LOG
-    run grade_launch_audit 256 1
+    audit_census "4 0 64 64" "4 0 65 65"
     assert_failure
     assert_output --partial "of the census's 3 holes, 2 were seen read"
 }
 
 @test "a census whose reports initcheck dropped fails the audit: reads many times over hide whose they were" {
     census_audit
-    FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 0x7f0000000100; initcheck_read 4 0 65 0x7f0000000104
-        initcheck_read 4 1 44 0x7f00000004b0)"$'\n========= 1021 errors were skipped (error buffer overflow).\n========= ERROR SUMMARY: 1024 errors\n'
-    export FAKE_CENSUS_LOG
-    run grade_launch_audit 256 1
+    CENSUS_LOG_TAIL=$'========= 1021 errors were skipped (error buffer overflow).\n'
+    audit_census "4 0 64 64" "4 0 65 65" "4 1 44 300"
     assert_failure
     assert_output --partial "initcheck dropped reports"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
