@@ -30,6 +30,7 @@ esac
 WORKBOOK_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 missing=()  # what grading needs and is not there, by name
 absent=()   # what a GPU machine would need, noted where there is no GPU
+host_skips=()  # what some host tests need, noted: they skip without it
 no_gpu=0
 
 # One line per check: its verdict, what was found; the fix on the next line.
@@ -105,10 +106,13 @@ for folder in $(manifest_steps 2>/dev/null); do
     done
 done
 cuobjdump=$(find_tool cuobjdump)
-if [ -z "$program" ]; then
+if [ -z "$cuobjdump" ]; then
+    # Not needed to build, run or grade; the doctor and a few tests read a build with it.
+    note cuobjdump "not found: the doctor cannot say which GPUs a build is for, and make test skips the tests that read a build's machine code" \
+        "it comes with the CUDA toolkit (package cuda-cuobjdump-X-Y), beside nvcc"
+    host_skips+=(cuobjdump)
+elif [ -z "$program" ]; then
     note architectures "nothing built yet" "make"
-elif [ -z "$cuobjdump" ]; then
-    note architectures "no cuobjdump to read ${program#"$WORKBOOK_DIR"/}" "it comes with the CUDA toolkit, beside nvcc"
 else
     sass=$("$cuobjdump" --list-elf "$program" 2>/dev/null | sed -n 's/.*\.\(sm_[0-9]*a\{0,1\}\)\.cubin$/\1/p' | sort -u -t_ -k2n | tr '\n' ' ')
     ptx=$("$cuobjdump" --list-ptx "$program" 2>/dev/null | sed -n 's/.*\.\(sm_[0-9]*\)\.ptx$/\1/p' | sort -u | tr '\n' ' ')
@@ -167,7 +171,7 @@ if sanitizer=$(find_tool compute-sanitizer); then
     ok compute-sanitizer "$sanitizer, $("$sanitizer" --version 2>/dev/null | sed -n 's/.*Version \(.*\)/\1/p' | head -n 1)"
 elif [ "$no_gpu" = 0 ]; then
     # With a GPU, the grader's sanitizer test needs it: without, it skips and scores nothing.
-    needed compute-sanitizer "not found: make sanitize and the grader's sanitizer test cannot run" "it comes with the CUDA toolkit (the cuda-sanitizer package), beside nvcc"
+    needed compute-sanitizer "not found: make sanitize, the grader's sanitizer test and the launch audit's census cannot run" "it comes with the CUDA toolkit (the cuda-sanitizer package), beside nvcc"
 else
     note compute-sanitizer "not found: make sanitize cannot run, and grading skips its sanitizer test and the launch audit's census" "it comes with the CUDA toolkit (the cuda-sanitizer package), beside nvcc"
     absent+=(compute-sanitizer)
@@ -217,7 +221,9 @@ fi
 if [ "$no_gpu" = 1 ]; then
     also=""
     [ ${#absent[@]} -eq 0 ] || also="; a GPU machine would need $(printf '%s, ' "${absent[@]}" | sed 's/, $//') as well (notes above)"
-    echo "doctor: no usable GPU: the programs and the grader's GPU tests cannot run here; nothing else is missing for the build and the host tests$also (exit 77)"
+    hosts="nothing else is missing for the build and the host tests"
+    [ ${#host_skips[@]} -eq 0 ] || hosts="nothing else is missing for the build; without $(printf '%s, ' "${host_skips[@]}" | sed 's/, $//'), a few host tests skip (note above)"
+    echo "doctor: no usable GPU: the programs and the grader's GPU tests cannot run here; $hosts$also (exit 77)"
     exit 77
 fi
 echo "doctor: everything grading needs is here"
