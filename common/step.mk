@@ -234,7 +234,7 @@ TOP_ONLY := test test-all test-mutants test-toolkits bench bench-sweep calibrate
             float-sum micro-atomics
 .PHONY: $(TOP_ONLY)
 $(TOP_ONLY):
-	@echo "make $@ runs from the workbook's top folder: make -C .. $@$(if $(filter bench,$@), EX=$(firstword $(subst -, ,$(STEP))))" >&2; exit 2
+	@echo "make $@ runs from the workbook's top folder: make -C .. $@" >&2; exit 2
 
 # Without solutions/ (a handout), no line offers the reference solution.
 HELP_WITHOUT_SOLUTION := -e '/^make solution /d' -e 's/ *(SOLUTION=1: [^;)]*)//' -e 's/(SOLUTION=1: [^;)]*; /(/'
