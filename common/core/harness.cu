@@ -389,7 +389,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     if (opt->watch >= 0 && opt->check_only)
         usage_error("--watch marks a round of the timing, and --check times nothing");
     if (opt->census_out && !opt->check_only)
-        usage_error("--census is a check's: give --check too");
+        usage_error("--census goes with --check: the census is one more call after the checks");
     if (opt->plans_in && opt->plans_out)
         usage_error("--plans and --write-plans: one run reads the plans, another writes them");
 }
