@@ -60,7 +60,7 @@ kernel=$(audit_fact kernel)
 per_thread=$(audit_fact per_thread)
 case $(audit_fact launches) in
 one-launch) shape="one launch of \`$kernel\`" ;;
-levels) shape="one launch of \`$kernel\` per level of the tree, each thread loading $(plural "${per_thread:-1}" element) (n → ⌈n / ($per_thread·B)⌉ → … → 1)" ;;
+levels) shape="one launch of \`$kernel\` per level of the tree, each thread loading $(plural "${per_thread:-1}" element) of the input, its own and no more (a census under compute-sanitizer's initcheck sees which thread reads what; n → ⌈n / ($per_thread·B)⌉ → … → 1)" ;;
 one-pass) shape="one launch of \`$kernel\`"
     [ -z "$per_thread" ] || shape="$shape, a grid of ⌈n / ($per_thread·B)⌉ blocks" ;;
 *) shape="" ;;
