@@ -1053,17 +1053,18 @@ grade_launch_audit() {
 }
 
 # grade_census: who reads the input, at a step of levels. The timed size's
-# plan is called once more on an input with holes that nothing wrote
-# (common/tracks/reduction/reduction.cu, census), under compute-sanitizer's
-# initcheck, which reports each read of a hole with the thread that made it;
-# common/tools/census.awk judges: no thread reads more of the input than the
-# step's per_thread (a vector read's every element counts), and every hole
-# is seen read (a read initcheck cannot
-# see leaves one unread). A block that sums its neighbours' slices as well
-# as its own, however it spreads them over its threads, has threads that
-# read more. Prints what it found, one line; returns 1 with the reason where
-# the audit fails. Without compute-sanitizer it says so and passes: the
-# sanitizer test is skipped there too.
+# plan is called a few times more, each on an input with holes that nothing
+# wrote (common/tracks/reduction/reduction.cu, census), under
+# compute-sanitizer's initcheck, which reports each read of a hole with the
+# thread that made it; common/tools/census.awk judges: no thread reads more
+# of the input than the step's per_thread (a vector read's every element
+# counts), every hole is seen read (a read initcheck cannot see leaves one
+# unread), and no report was dropped. A block that sums its neighbours'
+# slices as well as its own, however it spreads them over its threads, has
+# threads that read more. Prints what it found, one line; returns 1 with the
+# reason where the audit fails. Without compute-sanitizer, or with a log in
+# a form census.awk does not read, it says so and passes: the sanitizer test
+# is skipped there too.
 grade_census() {
     local sanitizer timed dir verdict why
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
@@ -1091,7 +1092,7 @@ grade_census() {
     first=$(record_field "$verdict" first); most=$(record_field "$verdict" most)
     per_thread=$(step_setting audit | tr ' ' '\n' | sed -n 's/^per_thread=//p')
     if [ "$(record_field "$verdict" overflow)" = yes ] && [ "${over:-0}" -eq 0 ]; then
-        why="initcheck dropped reports of reads of the holes: it keeps 256 a launch, and a call of the census has a quarter as many holes, so your kernels read the same elements of the input more than 4 times over"
+        why="initcheck dropped reports of reads of the holes (it keeps 256 a launch, several times a call's holes): your kernels read the same elements of the input many times over"
     elif [ "${over:-0}" -gt 0 ]; then
         why=$(printf '%s threads read more elements of the input than the step gives a thread (%s): thread %s of block %s read %s of the census'"'"'s %s holes' \
             "$over" "$per_thread" "${first#*/}" "${first%%/*}" "$most" "$holes")
