@@ -314,7 +314,7 @@ use_grader() {
     use_grader 04-reduction-interleaved reduction_interleaved
     # ncu's raw page for the lesson test (as tests/grading-helpers.bash fakes
     # it): the mask tree handed in, as many warp-level shared stores (55 per
-    # block) as the given kernel; and the learner's kernel, as the table of its module
+    # block) and global ones (its partial sum) as the given kernel; and the learner's kernel, as the table of its module
     # (build/PROGRAM.kernels, common/tools/kernels.awk) names it.
     mkdir -p "$BATS_TEST_TMPDIR/tools"
     cat >"$BATS_TEST_TMPDIR/tools/ncu" <<'SCRIPT'
@@ -327,15 +327,15 @@ SCRIPT
     PATH=$BATS_TEST_TMPDIR/tools:$PATH
     GRADE_NCU=$BATS_TEST_TMPDIR/tools/ncu
     export FAKE_CSV
-    FAKE_CSV=$(printf '"ID","Kernel Name","launch__grid_size","smsp__sass_inst_executed_op_shared_st.sum"\n"","","",""\n'
-        printf '"0","_Z28reduce_interleaved_divergentPKiPij","4,096","225,280"\n"1","_Z26reduce_interleaved_stridedPKiPij","4,096","225,280"\n')
+    FAKE_CSV=$(printf '"ID","Kernel Name","launch__grid_size","smsp__sass_inst_executed_op_shared_st.sum","smsp__sass_inst_executed_op_global_st.sum"\n"","","","",""\n'
+        printf '"0","_Z28reduce_interleaved_divergentPKiPij","4,096","225,280","4,096"\n"1","_Z26reduce_interleaved_stridedPKiPij","4,096","225,280","4,096"\n')
     printf '04 lesson 2.0\n' >>"$GRADE_THRESHOLDS"
     record check-256 pass
     pages 04-mask-tree
     GRADE_EXPLAIN_PAGES="$PAGE $RAW"
     run grade_lesson
     assert_failure
-    assert_output --partial "reduce_interleaved_strided: 225280 $(step_field 04 lesson_what) over its 1 launches"
+    assert_output --partial "reduce_interleaved_strided: 229376 $(step_field 04 lesson_what) over its 1 launches"
     assert_output --partial "(see it yourself: make profile EX=04)"$'\n'"Where, in one profiled run (make explain EX=04 shows more):"
     assert_line --index $((${#lines[@]} - 1)) --partial "  reduction_interleaved.cu:22: divergent warps, 5.4 of 32 threads busy per warp: partial[tid] += partial[tid + s];"
 }
