@@ -1047,7 +1047,13 @@ grade_launch_audit() {
     [ "$audited" -ge "$#" ] || { record audit fail; fail "$(printf 'the program reported %d plans audited for %d sizes: did it end early?\n%s' "$audited" "$#" "$(tail -n 5 <<<"$output")")"; return; }
     local census="not a step of levels"
     if [[ " $(step_setting audit) " == *" launches=levels "* ]]; then
-        census=$(grade_census) || { record audit fail reason="census"; fail "$census"; return; }
+        # A finding of the census voids the step, as the audit's own do; a
+        # census that could not run or be read fails the audit's point only.
+        census=$(grade_census) || {
+            if [ $? -eq 1 ]; then record audit fail finding=census; else record audit fail reason="census not run"; fi
+            fail "$census"
+            return
+        }
     fi
     record audit pass census="$census"
 }
@@ -1062,7 +1068,8 @@ grade_launch_audit() {
 # unread), and no report was dropped. A block that sums its neighbours'
 # slices as well as its own, however it spreads them over its threads, has
 # threads that read more. Prints what it found, one line; returns 1 with the
-# reason where the audit fails. Without compute-sanitizer, or with a log in
+# reason where it finds a thread that does so (a finding), 2 where the census
+# could not be run or read. Without compute-sanitizer, or with a log in
 # a form census.awk does not read, it says so and passes: the sanitizer test
 # is skipped there too.
 grade_census() {
@@ -1078,14 +1085,14 @@ grade_census() {
         --census "$dir/census" -n "$(option_of -n "$timed")" -b "$(option_of -b "$timed")"
     if [ "$status" -ne 0 ]; then
         printf 'the census run (your plan at the timed size, under initcheck) failed (exit %d):\n%s' "$status" "$(tail -n 10 <<<"$output")"
-        return 1
+        return 2
     fi
     verdict=$(awk -f "$GRADING_DIR/../common/tools/census.awk" "$dir/census" "$dir/initcheck.log")
     case $? in
     0) echo "${verdict#census$'\t'}" | tr '\t' ' '; return 0 ;;
     1) ;;
     3) echo "not read: initcheck counted $(record_field "$verdict" errors) errors in a form this census does not read (compute-sanitizer $("$sanitizer" --version 2>/dev/null | awk '/Version/ { print $2; exit }'))"; return 0 ;;
-    *) printf 'the census could not be read: %s' "$verdict"; return 1 ;;
+    *) printf 'the census could not be read: %s' "$verdict"; return 2 ;;
     esac
     local holes read over first most per_thread
     holes=$(record_field "$verdict" holes); read=$(record_field "$verdict" read); over=$(record_field "$verdict" over)

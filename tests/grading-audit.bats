@@ -115,7 +115,7 @@ audit_census() {
     audit_census "4 0 64 64" "4 0 64 300" "4 0 65 65"
     assert_failure
     assert_output --partial "1 threads read more elements of the input than the step gives a thread (1): thread 64,0,0 of block 0,0,0 read 2 of the census's 3 holes"
-    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
 }
 
 @test "each hole a vector read covers counts: an int2 over holes 64 and 65 is two elements, one too many at per_thread 1" {
@@ -146,7 +146,7 @@ audit_census() {
     audit_census "4 0 64 64" "4 0 65 65" "4 1 44 300"
     assert_failure
     assert_output --partial "initcheck dropped reports"
-    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=census
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
 }
 
 @test "a census whose reports are in a form it does not read passes, saying so: another compute-sanitizer is no finding" {
@@ -163,6 +163,7 @@ audit_census() {
     run grade_launch_audit 256 1
     assert_failure
     assert_output --partial "the census could not be read"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason="census not run"
 }
 
 @test "without compute-sanitizer the census is not run, and the audit's verdict says so" {
