@@ -74,7 +74,7 @@ path_without() {
     done
     mkdir -p "$bin"
     for name in "$@"; do unset "first[$name]"; done
-    ln -s "${first[@]}" "$bin/"
+    ln -sf "${first[@]}" "$bin/"  # (called twice in a test: the same links again)
     echo "$bin"
 }
 

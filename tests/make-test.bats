@@ -86,8 +86,10 @@ ok 5 gpu runs last"
     for pid in $(cat "$BATS_TEST_TMPDIR"/meet/long*.pid) "$group"; do
         for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         if kill -0 "$pid" 2>/dev/null; then
+            local what
+            what=$(ps -o args= -p "$pid" 2>/dev/null)
             kill -KILL -- "-$group"
-            fail "process $pid still ran 20 s after the interrupt"
+            fail "process $pid ($what) still ran 20 s after the interrupt"
         fi
     done
     [ ! -e "$BATS_TEST_TMPDIR/meet/long1.done" ] && [ ! -e "$BATS_TEST_TMPDIR/meet/long2.done" ]
