@@ -894,7 +894,7 @@ grade_sanitize() {
     done)
     if [ -n "$clocks" ]; then
         record sanitize fail reason="reads clocks"
-        fail "$(printf 'your kernels read a clock, the SM, the warp slot or the launch they run on, or keep memory between launches, so they can tell a run under the sanitizers from a timed one and behave otherwise in each; a kernel of this step has no use for it:\n%s' "$clocks")"
+        fail "$(printf 'your kernels read a clock, the SM, the warp slot or the launch they run on, or keep memory between launches, so they can tell a run under the sanitizers from a timed one and behave otherwise in each; a kernel of this step has no use for it (one you did not write comes from a library: libcu++'"'"'s cuda::barrier times its wait with %%globaltimer, where __syncthreads() reads no clock):\n%s' "$clocks")"
         return
     fi
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
@@ -1064,8 +1064,9 @@ grade_launch_audit() {
 # compute-sanitizer's initcheck, which reports each read of a hole with the
 # thread that made it; common/tools/census.awk judges: no thread reads more
 # of the input than the step's per_thread (a vector read's every element
-# counts), every hole is seen read (a read initcheck cannot see leaves one
-# unread), and no report was dropped. A block that sums its neighbours'
+# counts), no block reads in more than per_thread blocks' shares (its own, or
+# one a grid apart for each element of a thread), every hole is seen read (a
+# read initcheck cannot see leaves one unread), and no report was dropped. A block that sums its neighbours'
 # slices as well as its own, however it spreads them over its threads, has
 # threads that read more. Prints what it found, one line; returns 1 with the
 # reason where it finds a thread that does so (a finding), 2 where the census
@@ -1103,6 +1104,9 @@ grade_census() {
     elif [ "${over:-0}" -gt 0 ]; then
         why=$(printf '%s threads read more elements of the input than the step gives a thread (%s): thread %s of block %s read %s of the census'"'"'s %s holes' \
             "$over" "$per_thread" "${first#*/}" "${first%%/*}" "$most" "$holes")
+    elif [ "$(record_field "$verdict" blocks_over)" -gt 0 ] 2>/dev/null; then
+        why=$(printf '%s blocks read in more shares of the input than %s (a share: the %s elements a block of the first level sums; a block reads its own, or for each element of a thread one a grid apart): block %s read holes of %s shares' \
+            "$(record_field "$verdict" blocks_over)" "$per_thread" "$(record_field "$verdict" share)" "$(record_field "$verdict" block)" "$(record_field "$verdict" slices)")
     else
         why=$(printf 'of the census'"'"'s %s holes, %s were seen read: the others were read where initcheck cannot see (bulk or tensor copies?), or not at all' "$holes" "$read")
     fi

@@ -105,14 +105,14 @@ audit_census() {
     # (ints 300 to 303, one of them a hole) of block 1.
     audit_census "4 0 64 64" "4 0 65 65" "16 1 44 300"
     assert_success
-    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=3 over=0"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=3 over=0 blocks_over=0"
 }
 
 @test "a thread that reads more of the input than per_thread fails the audit, named" {
     census_audit
-    # Thread 64 of block 0 reads ints 64 and 300: its own and one a block's
-    # share away; thread 65 reads int 65, and thread 44 of block 1 nothing.
-    audit_census "4 0 64 64" "4 0 64 300" "4 0 65 65"
+    # Thread 64 of block 0 reads ints 64 and 65, its own and its neighbour's,
+    # in the block's own share; thread 65 nothing, thread 44 of block 1 int 300.
+    audit_census "4 0 64 64" "4 0 64 65" "4 1 44 300"
     assert_failure
     assert_output --partial "1 threads read more elements of the input than the step gives a thread (1): thread 64,0,0 of block 0,0,0 read 2 of the census's 3 holes"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
@@ -130,7 +130,31 @@ audit_census() {
     FAKE_CENSUS=${FAKE_CENSUS//per_thread=1/per_thread=2}
     audit_census "8 0 32 64" "4 1 44 300"
     assert_success
-    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=2 over=0"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=2 over=0 blocks_over=0"
+}
+
+@test "a block that reads in two blocks' shares fails the audit, though each of its threads reads one element" {
+    census_audit
+    # Ints 64 and 65 lie in block 0's share, int 300 in block 1's: all three
+    # read by threads of block 0, one each (a block summing its neighbour's
+    # share, its threads taking the elements in any order).
+    audit_census "4 0 64 64" "4 0 65 65" "4 0 44 300"
+    assert_failure
+    assert_output --partial "1 blocks read in more shares of the input than 1 (a share: the 256 elements a block of the first level sums"
+    assert_output --partial "block 0,0,0 read holes of 2 shares"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
+}
+
+@test "at per_thread 2, a block may read in two shares (a thread's second element a grid away), not in three" {
+    census_audit
+    # Shares of 512 ints: 64 in the first, 600 in the second, 1100 in the third.
+    FAKE_CENSUS=$'census\tn=2048\tblock=256\tbase=0x7f0000000000\tholes=3\tper_thread=2\nhole\t64\nhole\t600\nhole\t1100\n'
+    audit_census "4 0 64 64" "4 0 64 600" "4 2 7 1100"
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=2 over=0 blocks_over=0"
+    audit_census "4 0 64 64" "4 0 64 600" "4 0 7 1100"
+    assert_failure
+    assert_output --partial "block 0,0,0 read holes of 3 shares"
 }
 
 @test "a hole no thread was seen reading fails the audit: a read initcheck cannot see" {

@@ -8,11 +8,18 @@
 # Counted per thread, over every round, the distinct elements of the input
 # it was seen to read: the holes it read (a vector read is reported with its
 # whole width, and each hole in it counts). A thread of a level reads its
-# per_thread elements and no more. Prints one line:
-#   census<TAB>holes=H<TAB>read=R<TAB>threads=T<TAB>over=K[<TAB>first=BLOCK/THREAD<TAB>most=M][<TAB>overflow=yes]
+# per_thread elements and no more. Counted per block too, the distinct
+# slices of the input (per_thread x block elements each, the block's share)
+# whose holes it read: a block reads its own share, or per_thread elements a
+# thread one grid apart, so at most per_thread slices; a block that sums
+# several blocks' shares, whichever of its threads reads which element,
+# reads more. Prints one line:
+#   census<TAB>holes=H<TAB>read=R<TAB>threads=T<TAB>over=K[<TAB>first=BLOCK/THREAD<TAB>most=M]
+#         <TAB>blocks_over=J[<TAB>block=BLOCK<TAB>slices=S<TAB>share=ELEMENTS][<TAB>overflow=yes]
 # and exits 0 when every hole of every round was read (R = H: no read was
 # hidden from initcheck), no thread read more than per_thread of them
-# (K = 0) and initcheck dropped no report (it keeps 256 a launch, and
+# (K = 0), no block holes of more than per_thread slices (J = 0), and
+# initcheck dropped no report (it keeps 256 a launch, and
 # a call has a quarter as many holes: a kernel that reads them more often
 # than that hides whose reads they were); 1 when not; 2 when the census or
 # the log is missing or malformed; 3 when initcheck counted errors but none
@@ -34,8 +41,9 @@ file == 1 && $1 == "hole" { if (rounds) { hole[rounds, $2 + 0] = 1; listed++ }; 
 file == 1 && $1 == "census" {
     rounds++
     base[rounds] = hex(field("base")); n = field("n") + 0; per_thread = field("per_thread") + 0
+    share = per_thread * field("block")
     holes += field("holes") + 0
-    if (base[rounds] < 0 || n <= 0 || per_thread <= 0) bad = 1
+    if (base[rounds] < 0 || n <= 0 || per_thread <= 0 || share <= 0) bad = 1
     next
 }
 file == 1 { next }
@@ -61,6 +69,8 @@ file == 1 { next }
         if (address < base[r] || address >= base[r] + 4 * n) continue
         for (w = int((address - base[r]) / 4); w <= int((address + size - 1 - base[r]) / 4) && w < n; w++) {
             if (!((r, w) in hole)) continue
+            slice = int(w / share)
+            if (!((block, slice) in touched)) { touched[block, slice] = 1; slices[block]++ }
             if (!((who, w) in seen)) {
                 seen[who, w] = 1
                 if (!(who in count)) threads++
@@ -91,9 +101,17 @@ END {
             over++
             if (count[t] > most || (count[t] == most && t < first)) { most = count[t]; first = t }
         }
+    blocks_over = 0; widest = 0; wide = ""
+    for (b in slices)
+        if (slices[b] > per_thread) {
+            blocks_over++
+            if (slices[b] > widest || (slices[b] == widest && b < wide)) { widest = slices[b]; wide = b }
+        }
     line = sprintf("census\tholes=%d\tread=%d\tthreads=%d\tover=%d", holes, reads, threads, over)
     if (over) line = line sprintf("\tfirst=%s\tmost=%d", first, most)
+    line = line sprintf("\tblocks_over=%d", blocks_over)
+    if (blocks_over) line = line sprintf("\tblock=%s\tslices=%d\tshare=%d", wide, widest, share)
     if (overflow) line = line "\toverflow=yes"
     print line
-    exit (over == 0 && reads == holes && !overflow) ? 0 : 1
+    exit (over == 0 && blocks_over == 0 && reads == holes && !overflow) ? 0 : 1
 }
