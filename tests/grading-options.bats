@@ -21,6 +21,15 @@ load grading-helpers
     assert_failure 2
 }
 
+@test "grade refuses a hand-in that is a file, or nothing, saying which" {
+    run "$WORKBOOK_DIR/grading/grade" --hand-in "$WORKBOOK_DIR/README.md"
+    assert_failure 2
+    assert_output --partial "README.md: not a folder (a hand-in is the folder that holds the learner's files)"
+    run "$WORKBOOK_DIR/grading/grade" --hand-in "$BATS_TEST_TMPDIR/none"
+    assert_failure 2
+    assert_output --partial "none: no such folder"
+}
+
 @test "grade refuses a step that steps.conf does not list" {
     run "$WORKBOOK_DIR/grading/grade" --step 99
     assert_failure 2
