@@ -1084,7 +1084,13 @@ grade_census() {
     run on_gpu shared "${CONFINE[@]}" "$sanitizer" --tool initcheck --print-limit 0 --show-backtrace no --log-file "$dir/initcheck.log" \
         "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" --check --only yours \
         --census "$dir/census" -n "$(option_of -n "$timed")" -b "$(option_of -b "$timed")"
-    if [ "$status" -ne 0 ]; then
+    # A wrong sum here, where the correctness tests found every sum right,
+    # is a kernel that behaves otherwise when watched: a finding. Any other
+    # failure (a timeout, the tool's, memory) is the census's, not the file's.
+    if [ "$status" -eq 1 ]; then
+        printf 'the census run (your plan at the timed size, under initcheck) gave a wrong sum, where the correctness tests found it right: a kernel that computes otherwise when watched is not graded:\n%s' "$(tail -n 10 <<<"$output")"
+        return 1
+    elif [ "$status" -ne 0 ]; then
         printf 'the census run (your plan at the timed size, under initcheck) failed (exit %d):\n%s' "$status" "$(tail -n 10 <<<"$output")"
         return 2
     fi

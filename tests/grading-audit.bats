@@ -181,6 +181,18 @@ audit_census() {
     [[ $(verdict_value "$GRADE_RESULTS/04/audit" census) == "not read: initcheck counted 3 errors in a form"* ]]
 }
 
+@test "a census run whose sum is wrong is a finding; one that fails otherwise costs the audit's point only" {
+    census_audit
+    FAKE_SANITIZER_STATUS=1 run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "gave a wrong sum, where the correctness tests found it right"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
+    FAKE_SANITIZER_STATUS=3 run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "failed (exit 3)"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason="census not run"
+}
+
 @test "a census that cannot be read fails the audit" {
     census_audit
     export FAKE_CENSUS_LOG="no summary here"
