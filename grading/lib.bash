@@ -1066,11 +1066,11 @@ grade_launch_audit() {
 # of the input than the step's per_thread (a vector read's every element
 # counts), no block reads in more than per_thread blocks' shares (its own, or
 # one a grid apart for each element of a thread), every hole is seen read (a
-# read initcheck cannot see leaves one unread), and no report was dropped. A block that sums its neighbours'
-# slices as well as its own, however it spreads them over its threads, has
-# threads that read more. Prints what it found, one line; returns 1 with the
-# reason where it finds a thread that does so (a finding), 2 where the census
-# could not be run or read. Without compute-sanitizer, or with a log in
+# read initcheck cannot see leaves one unread), and no report was dropped. A
+# block that sums its neighbours' shares as well as its own, however it
+# spreads them over its threads, reads in more shares. Prints what it found,
+# one line; returns 1 with the reason for a finding (any of those, or a wrong
+# sum in the census run), 2 where the census could not be run or read. Without compute-sanitizer, or with a log in
 # a form census.awk does not read, it says so and passes: the sanitizer test
 # is skipped there too.
 grade_census() {

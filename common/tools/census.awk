@@ -18,7 +18,7 @@
 #         <TAB>blocks_over=J[<TAB>block=BLOCK<TAB>slices=S<TAB>share=ELEMENTS][<TAB>overflow=yes]
 # and exits 0 when every hole of every round was read (R = H: no read was
 # hidden from initcheck), no thread read more than per_thread of them
-# (K = 0), no block holes of more than per_thread slices (J = 0), and
+# (K = 0), no block read holes of more than per_thread slices (J = 0), and
 # initcheck dropped no report (it keeps 256 a launch, and
 # a call has a quarter as many holes: a kernel that reads them more often
 # than that hides whose reads they were); 1 when not; 2 when the census or
