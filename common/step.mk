@@ -168,8 +168,9 @@ define learner_object
 	$(Q)$(COMMON_DIR)/tools/compile-learner.sh $(1) $@ $(NVCC) $(ALL_FLAGS)
 endef
 
-# (A change in how it is compiled, or in what it may include, compiles it again.)
-LEARNER_TOOLS := $(COMMON_DIR)/tools/compile-learner.sh $(COMMON_DIR)/tools/check-includes.sh
+# (A change in how it is compiled, in what it may include, or in how its
+# module is read, compiles it again.)
+LEARNER_TOOLS := $(COMMON_DIR)/tools/compile-learner.sh $(COMMON_DIR)/tools/check-includes.sh $(COMMON_DIR)/tools/kernels.awk
 
 $(BUILD)/$(PROGRAM).o: $(PROGRAM).cu $(BUILD)/flags $(LEARNER_TOOLS)
 	$(call learner_object,$<)

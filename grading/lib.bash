@@ -635,6 +635,18 @@ module_table() {
     echo "$(dirname "$path")/build/$(basename "$path").kernels"
 }
 
+# forbidden_instructions "FAMILY...": the module's instructions of those
+# families (kernels.awk's op records), one a line: the family, the
+# instruction, the function's name as written. Nothing when none.
+forbidden_instructions() {
+    [ -n "$1" ] || return 0
+    local family instruction name
+    awk -F'\t' -v families=" $1 " -f "$RECORDS_READER" -f <(echo '$1 == "op" && index(families, " " field("family") " ") { print field("family"), field("instruction"), field("name") }') \
+        "$(module_table)" | while read -r family instruction name; do
+        echo "$family $instruction $(kernel_base_name "$name")"
+    done
+}
+
 # The mangled names of the module's kernels.
 module_kernels() {
     awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "kernel" { print field("name") }') "$(module_table)"
@@ -783,6 +795,16 @@ kernel_bare_name() {
 grade_lesson() {
     require_build || return
     require_correct lesson profiled || return
+    # Instructions that do the counted work where the counter cannot see it
+    # (steps.conf lesson_forbids): no figure of ncu's can show the lesson then.
+    local forbidden
+    forbidden=$(forbidden_instructions "$(step_setting lesson_forbids)")
+    if [ -n "$forbidden" ]; then
+        record lesson fail reason="instructions the lesson leaves out" families="$(cut -d' ' -f1 <<<"$forbidden" | sort -u | paste -sd, -)"
+        fail "$(printf 'your kernels use instructions that step %s'"'"'s lesson leaves out:\n%s\nThe lesson counts %s; each of these does that work where the counter cannot see it (a shuffle, a warp or block sum, a ballot or a matrix multiply-add moves or sums values between threads without the stores or loads counted; an asynchronous or bulk copy bypasses the counters), so no figure could show the step'"'"'s idea. Write the kernel without them: warp shuffles are step 07'"'"'s lesson; tensor cores and the TMA are past this workbook'"'"'s steps.' \
+            "$(step_number)" "$(sed 's/^\([^ ]*\) \([^ ]*\) /  \2 (\1) in /' <<<"$forbidden")" "$(step_setting lesson_what)")"
+        return
+    fi
     local ncu metric start_kernel graded_kernel
     start_kernel=$(step_setting lesson_start)
     graded_kernel=$(step_setting audit | tr ' ' '\n' | sed -n 's/^kernel=//p')

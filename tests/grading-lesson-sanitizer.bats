@@ -30,6 +30,34 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail yours=55 start=45 factor=2.0 thresholds=thresholds.conf
 }
 
+# A shuffle, a warp sum, a ballot, a matrix multiply-add: each does the
+# counted work where the counter cannot see it, so the figure would pass a
+# kernel without the step's idea (steps.conf lesson_forbids).
+@test "the lesson test fails a module with an instruction the step's lesson leaves out, naming it, whatever the figure" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    printf 'op\tname=_Z4minePKiPij\tfamily=redux\tinstruction=redux.sync.add.s32\n' >>"$FAKE/04-fake/build/prog.kernels"
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "your kernels use instructions that step 04's lesson leaves out:"
+    assert_output --partial "  redux.sync.add.s32 (redux) in mine"
+    assert_output --partial "The lesson counts stores per block"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail "reason=instructions the lesson leaves out" "families=redux"
+}
+
+@test "an instruction of a family the step's lesson allows leaves the lesson to its figure" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    printf 'op\tname=_Z4minePKiPij\tfamily=mma\tinstruction=mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64\n' >>"$FAKE/04-fake/build/prog.kernels"
+    FAKE_CSV=$(lesson_csv 220 80)
+    run grade_lesson
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=pass yours=20 start=45 factor=2.0 thresholds=thresholds.conf
+}
+
 @test "the lesson test counts every launch of the learner's kernel: a first launch that does nothing hides nothing" {
     use_fake_step
     fake_tools

@@ -370,6 +370,59 @@ PTX
     assert_output "$(printf 'global\tname=my_malloc_count\tbytes=4\nkernel\tname=k\tparams=8:8\nclock\tname=k\tregister=malloc\nclock\tname=spare\tregister=malloc\nkernel\tname=slot\tparams=8:8\nclock\tname=slot\tregister=%%warpid')"
 }
 
+# The instructions a step's lesson may leave out (steps.conf lesson_forbids),
+# found however a statement starts -- a predicate, a label, braces, several
+# statements on a line of inline PTX -- each family once a function; the
+# same word in a comment, a string or another instruction's name is not one.
+@test "kernels.awk names the shuffles, warp and block sums, ballots, matrix and bulk instructions a function uses" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    cat >"$a" <<'PTX'
+// shfl.sync.down.b32 in a comment is none
+.file	1 "/home/course/redux.sync/vote/04.cu"
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	@%p1 shfl.sync.down.b32 	%r2|%p2, %r1, 16, 31, -1;
+	shfl.sync.bfly.b32 	%r3, %r1, 1, 31, -1;
+	activemask.b32 	%r4;
+	red.global.add.u32 	[%rd1], %r1;
+	atom.shared.add.u32 	%r5, [%r6], 1;
+	// begin inline asm
+	{ add.s32 %r7, %r7, 1; $L_x: @!%p3 redux.sync.add.s32 %r8, %r7, -1; }
+	// end inline asm
+$L__BB0_2:
+	vote.sync.ballot.b32 	%r9, %p1, -1;
+	bar.red.popc.u32 	%r10, 0, %p1;
+	ret;
+}
+.func helper()
+{
+	barrier.cta.red.popc.aligned.u32 	%r1, 0, %p1;
+	wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1}, %rd1, %rd2, 1, 1, 1;
+	mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd1, %fd2};
+	cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd3], [%r2], 64;
+	st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r3], %r4, [%r5];
+	red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r3], %r4, [%r5];
+	ld.global.u32 %r6, [shfl_table];
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    assert_output "$(printf '%s\n' \
+        $'kernel\tname=k\tparams=8:8' \
+        $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32' \
+        $'op\tname=k\tfamily=redux\tinstruction=redux.sync.add.s32' \
+        $'op\tname=k\tfamily=vote\tinstruction=vote.sync.ballot.b32' \
+        $'op\tname=k\tfamily=bar.red\tinstruction=bar.red.popc.u32' \
+        $'op\tname=helper\tfamily=bar.red\tinstruction=barrier.cta.red.popc.aligned.u32' \
+        $'op\tname=helper\tfamily=mma\tinstruction=wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32' \
+        $'op\tname=helper\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32' \
+        $'op\tname=helper\tfamily=st.async\tinstruction=st.async.shared::cluster.mbarrier::complete_tx::bytes.u32' \
+        $'op\tname=helper\tfamily=red.async\tinstruction=red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32')"
+}
+
 @test "integrity: a variable declared inside a kernel's inline PTX fails, naming it" {
     slow_test "a copy compiled"
     need_solutions

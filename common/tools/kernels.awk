@@ -9,6 +9,11 @@
 #                                                     outlives a launch under a name that
 #                                                     ptxas changes, which no copy between
 #                                                     launches can find (the program refuses it)
+#   op<TAB>name=FUNCTION<TAB>family=shfl<TAB>instruction=shfl.sync.down.b32
+#                                                     a function that uses an instruction of a
+#                                                     family a step's lesson may leave out
+#                                                     (steps.conf lesson_forbids): each family
+#                                                     once a function, its first instruction
 #   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's or the
 #                                                     warp slot's id, the launch's (%gridid) or a
 #                                                     performance counter, or keeps memory between
@@ -118,6 +123,39 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
         print "global\tname=" decl_name "\tbytes=" sa[1]
     }
     next
+}
+
+# The instructions that move or sum values between threads, or stand in for
+# a whole tree, without the loads, stores and barriers a lesson counts:
+# shuffles, warp and block reductions (redux, bar.red: __syncthreads_count),
+# ballots, matrix multiply-adds (tensor cores), asynchronous stores and
+# reductions into another block's shared memory, and the bulk copies and
+# reductions of the TMA, which no LSU counter sees. Each statement of a
+# function's body (inline PTX may put several on a line) is read from its
+# first word, past braces, labels and a predicate; a family is its name
+# and every instruction that starts so.
+function op_family(word) {
+    if (word ~ /^(shfl|redux|vote|match)(\.|$)/) { sub(/\..*/, "", word); return word }
+    if (word ~ /^bar(rier)?(\.cta)?\.red(\.|$)/) return "bar.red"
+    if (word ~ /^(mma|wmma\.mma|wgmma\.mma_async|tcgen05\.mma)(\.|$)/) return "mma"
+    if (word ~ /^(st|red)\.async(\.|$)/) { sub(/\.async.*/, ".async", word); return word }
+    if (word ~ /^cp(\.reduce)?\.async\.bulk(\.|$)/) return "cp.async.bulk"
+    return ""
+}
+at > 0 && current != "" {
+    n_statements = split(code, statement, ";")
+    for (s = 1; s <= n_statements; s++) {
+        word = statement[s]
+        sub(/^[ \t{}]*/, "", word)
+        while (sub(/^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/, "", word)) {}
+        sub(/^@!?%?[A-Za-z0-9_]+[ \t]*/, "", word)
+        sub(/[ \t{}].*/, "", word)
+        family = op_family(word)
+        if (family != "" && !((current, family) in op_seen)) {
+            op_seen[current, family] = 1
+            print "op\tname=" current "\tfamily=" family "\tinstruction=" word
+        }
+    }
 }
 
 # Where a warp runs (%warpid: its slot on the SM) tells a run whose kernels
