@@ -59,6 +59,15 @@ static struct {
     decltype(&cuFuncGetAttribute) func_get_attribute;
     decltype(&cuFuncSetAttribute) func_set_attribute;
     decltype(&cuLaunchKernel) launch_kernel;
+    decltype(&cuMemGetAllocationGranularity) mem_granularity;
+    decltype(&cuMemCreate) mem_create;
+    decltype(&cuMemRelease) mem_release;
+    decltype(&cuMemAddressReserve) mem_reserve;
+    decltype(&cuMemAddressFree) mem_address_free;
+    decltype(&cuMemMap) mem_map;
+    decltype(&cuMemUnmap) mem_unmap;
+    decltype(&cuMemSetAccess) mem_set_access;
+    bool open;
 } driver;
 
 static void *driver_call(void *library, const char *name)
@@ -72,6 +81,8 @@ static void *driver_call(void *library, const char *name)
 
 static void open_driver(void)
 {
+    if (driver.open)
+        return;
     void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!library)
         library = dlopen("libcuda.so.1", RTLD_NOW);
@@ -87,7 +98,97 @@ static void open_driver(void)
     DRIVER_CALL(func_get_attribute, "cuFuncGetAttribute");
     DRIVER_CALL(func_set_attribute, "cuFuncSetAttribute");
     DRIVER_CALL(launch_kernel, "cuLaunchKernel");
+    DRIVER_CALL(mem_granularity, "cuMemGetAllocationGranularity");
+    DRIVER_CALL(mem_create, "cuMemCreate");
+    DRIVER_CALL(mem_release, "cuMemRelease");
+    DRIVER_CALL(mem_reserve, "cuMemAddressReserve");
+    DRIVER_CALL(mem_address_free, "cuMemAddressFree");
+    DRIVER_CALL(mem_map, "cuMemMap");
+    DRIVER_CALL(mem_unmap, "cuMemUnmap");
+    DRIVER_CALL(mem_set_access, "cuMemSetAccess");
 #undef DRIVER_CALL
+    driver.open = true;
+}
+
+// ===========================================================================
+// Inputs the learner's kernels may read and not write
+// ===========================================================================
+
+// A learner's input is const: a kernel that stores into it (its own
+// elements written back, to hide from the census which block reads which)
+// breaks the contract. Such memory is mapped with the driver's virtual
+// memory calls, so that its access can change: read-write while the harness
+// fills it, read-only while a learner's call runs, when a store to it faults.
+typedef struct {
+    CUdeviceptr address;
+    size_t bytes;  // as mapped: a whole number of the granularity
+    CUmemGenericAllocationHandle handle;
+} input_mapping;
+
+enum { MAX_INPUTS = 8 };
+static input_mapping inputs[MAX_INPUTS];
+
+static input_mapping *input_of(const void *p)
+{
+    for (int i = 0; i < MAX_INPUTS; i++)
+        if (inputs[i].address && inputs[i].address == (CUdeviceptr)(uintptr_t)p)
+            return &inputs[i];
+    die(EXIT_CUDA, "internal error: %p is not an input's memory", p);
+    return NULL;
+}
+
+static void input_access(input_mapping *m, CUmemAccess_flags flags)
+{
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUmemAccessDesc access = {};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = device;
+    access.flags = flags;
+    CU_CHECK(driver.mem_set_access(m->address, m->bytes, &access, 1));
+}
+
+void *input_alloc(size_t bytes)
+{
+    open_driver();
+    input_mapping *m = NULL;
+    for (int i = 0; i < MAX_INPUTS && !m; i++)
+        if (!inputs[i].address)
+            m = &inputs[i];
+    if (!m)
+        die(EXIT_CUDA, "internal error: more than %d inputs at once", MAX_INPUTS);
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUmemAllocationProp prop = {};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device;
+    size_t granularity;
+    CU_CHECK(driver.mem_granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    m->bytes = ((bytes ? bytes : 1) + granularity - 1) / granularity * granularity;
+    CU_CHECK(driver.mem_create(&m->handle, m->bytes, &prop, 0));
+    CU_CHECK(driver.mem_reserve(&m->address, m->bytes, granularity, 0, 0));
+    CU_CHECK(driver.mem_map(m->address, m->bytes, 0, m->handle, 0));
+    input_access(m, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    return (void *)(uintptr_t)m->address;
+}
+
+void input_free(void *p)
+{
+    if (!p)
+        return;
+    input_mapping *m = input_of(p);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CU_CHECK(driver.mem_unmap(m->address, m->bytes));
+    CU_CHECK(driver.mem_address_free(m->address, m->bytes));
+    CU_CHECK(driver.mem_release(m->handle));
+    memset(m, 0, sizeof *m);
+}
+
+void input_read_only(const void *p, bool read_only)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());  // the fill done, or the call that read it
+    input_access(input_of(p), read_only ? CU_MEM_ACCESS_FLAGS_PROT_READ : CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 }
 
 // ===========================================================================

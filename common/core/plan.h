@@ -85,6 +85,15 @@ void module_open(void);
 // between the launches of a call.)
 void module_reload(void);
 
+// A learner's input (a const argument): device memory of at least BYTES,
+// read-write for the harness to fill, until input_read_only(p, true) maps it
+// read-only -- for a learner's call, outside any timed span: a kernel's
+// store to it then faults -- and input_read_only(p, false) back. Each waits
+// for the GPU first. Exits 3 where the driver cannot map memory so.
+void *input_alloc(size_t bytes);
+void input_free(void *p);
+void input_read_only(const void *p, bool read_only);
+
 // "%clock64 in _Z6reduce...; ...": what the module's code reads of clocks or
 // of the SM it runs on; "" when nothing.
 const char *module_clocks(void);
