@@ -423,6 +423,56 @@ PTX
         $'op\tname=helper\tfamily=red.async\tinstruction=red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32')"
 }
 
+# ptxas reads a line left to right: a quote inside a comment opens no
+# string, so code between two such comments is code (a clock read hidden
+# there was missed); a block comment spans lines; a comment's mark inside
+# a string is text. A kernel declared for clusters, and the cluster's
+# registers and shared memory, are named too.
+@test "kernels.awk reads comments and strings as ptxas does, and names a kernel of a cluster" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    cat >"$a" <<'PTX'
+.file	1 "/home/course/a/*b/\"x.cu"
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	// begin inline asm
+	/* " */ mov.u64 %rd1, %clock64; /* " */
+	/* a comment over lines:
+	shfl.sync.down.b32 %r1, %r2, 1, 31, -1;
+	mov.u32 %r3, %smid; */ add.s32 %r4, %r4, 1;
+	// end inline asm
+	ret;
+}
+.visible .entry c(
+	.param .u64 c_param_0
+)
+.explicitcluster
+.reqnctapercluster 4, 1, 1
+{
+	mapa.u64 	%rd7, %rd6, %r28;
+	ret;
+}
+.visible .entry r(
+	.param .u64 r_param_0
+)
+{
+	mov.u32 %r8, %cluster_ctarank;
+	ld.shared::cluster.u32 %r9, [%r8];
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    assert_output "$(printf '%s\n' \
+        $'kernel\tname=k\tparams=8:8' \
+        $'clock\tname=k\tregister=%clock64' \
+        $'kernel\tname=c\tparams=8:8' \
+        $'op\tname=c\tfamily=cluster\tinstruction=.explicitcluster' \
+        $'kernel\tname=r\tparams=8:8' \
+        $'op\tname=r\tfamily=cluster\tinstruction=%cluster_ctarank')"
+}
+
 @test "integrity: a variable declared inside a kernel's inline PTX fails, naming it" {
     slow_test "a copy compiled"
     need_solutions

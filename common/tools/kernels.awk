@@ -71,19 +71,50 @@ function declared(from,    i, align, size, t, pointer) {
     return size ":" align
 }
 
-FNR == 1 { file++; depth = 0 }
+FNR == 1 { file++; depth = 0; in_comment = 0 }
+
+# A line as ptxas reads it: comments left out, a block comment across lines
+# too, and each string emptied (a .file line holds the source's path, whose
+# folders may be named anything: a student called "free"). Read left to
+# right, as ptxas does, so that a quote inside a comment opens no string and
+# a comment's mark inside a string opens no comment: whatever the order of
+# the two, the code between them is seen.
+function code_of(line,    out, i, j, c) {
+    if (!in_comment && line !~ /["\/]/) return line
+    out = ""
+    i = 1
+    while (i <= length(line)) {
+        if (in_comment) {
+            j = index(substr(line, i), "*/")
+            if (!j) return out
+            i += j + 1
+            in_comment = 0
+            out = out " "
+            continue
+        }
+        c = substr(line, i, 2)
+        if (c == "//") return out
+        if (c == "/*") { in_comment = 1; i += 2; continue }
+        c = substr(line, i, 1)
+        if (c == "\"") {
+            j = index(substr(line, i + 1), "\"")
+            out = out "\"\""
+            if (!j) return out
+            i += j + 1
+            continue
+        }
+        out = out c
+        i++
+    }
+    return out
+}
 
 # How deep in braces the line starts (0: file scope; a function's body and
-# the blocks in it are deeper), comments and strings left out (a .file line
-# holds the source's path, whose folders may be named anything: a student
-# called "free"); a variable's initializer opens and closes its braces on
-# its own line.
+# the blocks in it are deeper); a variable's initializer opens and closes
+# its braces on its own line.
 {
     at = depth
-    code = $0
-    gsub(/"[^"]*"/, "\"\"", code)
-    gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", code)
-    sub(/\/\/.*/, "", code)
+    code = code_of($0)
     depth += gsub(/\{/, "{", code) - gsub(/\}/, "}", code)
 }
 
@@ -130,7 +161,8 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
 # shuffles, warp and block reductions (redux, bar.red: __syncthreads_count),
 # ballots, matrix multiply-adds (tensor cores), asynchronous stores and
 # reductions into another block's shared memory, and the bulk copies and
-# reductions of the TMA, which no LSU counter sees. Each statement of a
+# reductions of the TMA, which no LSU counter sees; and a cluster's shared
+# memory, through which blocks hand one another their shares. Each statement of a
 # function's body (inline PTX may put several on a line) is read from its
 # first word, past braces, labels and a predicate; a family is its name
 # and every instruction that starts so.
@@ -140,7 +172,28 @@ function op_family(word) {
     if (word ~ /^(mma|wmma\.mma|wgmma\.mma_async|tcgen05\.mma)(\.|$)/) return "mma"
     if (word ~ /^(st|red)\.async(\.|$)/) { sub(/\.async.*/, ".async", word); return word }
     if (word ~ /^cp(\.reduce)?\.async\.bulk(\.|$)/) return "cp.async.bulk"
+    if (word ~ /^(mapa|getctarank|barrier\.cluster)(\.|$)/ || word ~ /\.shared::cluster(\.|$)/) return "cluster"
     return ""
+}
+
+# A kernel launched in clusters by its own declaration, which no launch's
+# attributes show, and the cluster's registers: the blocks of a cluster read
+# and write one another's shared memory (family cluster, with mapa and
+# every access to shared::cluster).
+current != "" && /^[ \t]*\.(reqnctapercluster|explicitcluster|maxclusterrank)([ \t]|$)/ {
+    if (!((current, "cluster") in op_seen)) {
+        op_seen[current, "cluster"] = 1
+        word = $1
+        print "op\tname=" current "\tfamily=cluster\tinstruction=" word
+    }
+}
+at > 0 && current != "" && match(code, /%(cluster_[a-z]+|nclusterid|clusterid|is_explicit_cluster)([^a-z_0-9]|$)/) {
+    if (!((current, "cluster") in op_seen)) {
+        op_seen[current, "cluster"] = 1
+        word = substr(code, RSTART, RLENGTH)
+        sub(/[^a-z_0-9%]$/, "", word)
+        print "op\tname=" current "\tfamily=cluster\tinstruction=" word
+    }
 }
 at > 0 && current != "" {
     n_statements = split(code, statement, ";")
