@@ -1051,6 +1051,15 @@ grade_launch_audit() {
     shift
     local sizes
     sizes=$(IFS=,; echo "$*")
+    # Read from the module itself, before any run (steps.conf audit_forbids).
+    local forbidden
+    forbidden=$(forbidden_instructions "$(step_setting audit_forbids)")
+    if [ -n "$forbidden" ]; then
+        record audit fail finding=instructions families="$(cut -d' ' -f1 <<<"$forbidden" | sort -u | paste -sd, -)"
+        fail "$(printf 'the launch audit refuses instructions of your kernels at step %s:\n%s\nThe blocks of a cluster read one another'"'"'s shared memory, so that one block can sum its neighbours'"'"' shares where no count of who reads the input sees it; each block of this step sums its own share, in its own shared memory.' \
+            "$(step_number)" "$(sed 's/^\([^ ]*\) \([^ ]*\) /  \2 (\1) in /' <<<"$forbidden")")"
+        return
+    fi
     run_program --check -b "$block" -n "$sizes"
     record audit fail reason="not run"  # until it has run; fail without a reason is a finding
     triage_exit audit || return

@@ -21,6 +21,41 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=  # a finding: no reason
 }
 
+# The blocks of a cluster read one another's shared memory: one block can
+# sum its neighbours' shares where no census of the input sees it. Read from
+# the module's table, before anything runs (steps.conf audit_forbids).
+@test "the launch audit refuses a kernel of a cluster, named, as a finding that voids the step, without running" {
+    use_fake_step
+    fake_tools
+    record build pass
+    printf 'op\tname=_Z4minePKiPij\tfamily=cluster\tinstruction=.explicitcluster\n' >>"$FAKE/04-fake/build/prog.kernels"
+    FAKE_OUTPUT=$(
+        record_line audit step=04-fake n=1 block=256 kernels=1
+        record_line audit step=04-fake n=2 block=256 kernels=1
+        record_line summary step=04-fake result=correct
+    )
+    run grade_launch_audit 256 1 2
+    assert_failure
+    assert_output --partial "the launch audit refuses instructions of your kernels at step 04:"
+    assert_output --partial "  .explicitcluster (cluster) in mine"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason= finding=instructions families=cluster
+}
+
+@test "an instruction of a family the audit allows is left to the audit's runs" {
+    use_fake_step
+    fake_tools
+    record build pass
+    printf 'op\tname=_Z4minePKiPij\tfamily=shfl\tinstruction=shfl.sync.down.b32\n' >>"$FAKE/04-fake/build/prog.kernels"
+    FAKE_OUTPUT=$(
+        record_line audit step=04-fake n=1 block=256 kernels=1
+        record_line audit step=04-fake n=2 block=256 kernels=1
+        record_line summary step=04-fake result=correct
+    )
+    run grade_launch_audit 256 1 2
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
+}
+
 @test "the launch audit test fails when fewer plans were audited than sizes" {
     use_fake_step
     fake_tools
