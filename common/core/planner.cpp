@@ -70,6 +70,13 @@ void die(int code, const char *format, ...)
 
 void set_activity(const char *format, ...) { (void)format; }
 
+// A failed assert() in a step's function (glibc's, which the planner's own
+// stands in for): the function stopped, as die() would have said.
+extern "C" void __assert_fail(const char *assertion, const char *file, unsigned int line, const char *function)
+{
+    die(EXIT_USAGE, "%s:%u: %s: assertion '%s' failed", file, line, function, assertion);
+}
+
 void cuda_check(cudaError_t err, const char *call, const char *file, int line)
 {
     if (err != cudaSuccess)
