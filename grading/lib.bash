@@ -919,6 +919,18 @@ grade_sanitize() {
         fail "$(printf 'your kernels read a clock, the SM, the warp slot or the launch they run on, or keep memory between launches, so they can tell a run under the sanitizers from a timed one and behave otherwise in each; a kernel of this step has no use for it (one you did not write comes from a library: libcu++'"'"'s cuda::barrier times its wait with %%globaltimer, where __syncthreads() reads no clock):\n%s' "$clocks")"
         return
     fi
+    # A race in global memory between blocks, which no tool watches: a ticket
+    # taken with an atomic and no fence (kernels.awk, unfenced).
+    local unfenced instruction
+    unfenced=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "unfenced" { print field("instruction"), field("name") }') \
+        "$(module_table)" 2>/dev/null | while read -r instruction name; do
+        printf '  %s in %s\n' "$instruction" "$(kernel_base_name "$name")"
+    done)
+    if [ -n "$unfenced" ]; then
+        record sanitize fail reason="no fence"
+        fail "$(printf 'your kernels take a ticket with a global atomic (its old value used, as a last block learns that it is last) and have no memory fence: another block'"'"'s partial sum may not be visible yet when its ticket is, a race in global memory that none of the sanitizers watches. Put __threadfence() between a block'"'"'s store of what the last block reads and its atomic (CUDA'"'"'s threadFenceReduction sample), or make the atomic release and acquire (cuda::atomic_ref, memory_order_acq_rel):\n%s' "$unfenced")"
+        return
+    fi
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
     if [ -z "$sanitizer" ]; then
         skip_with sanitize "compute-sanitizer not found: it comes with the CUDA toolkit; put its bin/ on PATH to run this test"

@@ -202,6 +202,20 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reported=memcheck racecheck synccheck initcheck" tools=
 }
 
+# A race between blocks in global memory, which no sanitizer watches: a
+# ticket taken with an atomic and no fence (kernels.awk's unfenced record).
+@test "the sanitizer test fails a kernel that takes a ticket without a fence, naming it, before any tool runs" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    printf 'unfenced\tname=_Z4minePKiPij\tinstruction=atom.global.add.u32\n' >>"$FAKE/04-fake/build/prog.kernels"
+    run grade_sanitize
+    assert_failure
+    assert_output --partial "your kernels take a ticket with a global atomic"
+    assert_output --partial "  atom.global.add.u32 in mine"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reason=no fence"
+}
+
 @test "the sanitizer test skips without compute-sanitizer" {
     use_fake_step
     fake_tools

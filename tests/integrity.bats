@@ -473,6 +473,60 @@ PTX
         $'op\tname=r\tfamily=cluster\tinstruction=%cluster_ctarank')"
 }
 
+# A last block that learns it is last from a global atomic's old value must
+# have a fence between the blocks' stores and their tickets (or an atomic
+# that releases and acquires); an atomic whose value is not used is no
+# ticket, and a shared-memory one is no race between blocks.
+@test "kernels.awk names a kernel that takes a ticket with a global atomic and has no fence" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    cat >"$a" <<'PTX'
+.visible .entry bare(
+	.param .u64 bare_param_0
+)
+{
+	atom.global.add.u32 	%r1, [%rd1], %r2;
+	st.global.u32 	[%rd2], %r3;
+	atom.global.inc.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ret;
+}
+.visible .entry fenced(
+	.param .u64 fenced_param_0
+)
+{
+	membar.gl;
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ret;
+}
+.visible .entry ordered(
+	.param .u64 ordered_param_0
+)
+{
+	atom.acq_rel.gpu.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ret;
+}
+.visible .entry unused(
+	.param .u64 unused_param_0
+)
+{
+	atom.global.add.u32 	%r26, [%rd8], %r25;
+	atom.shared.add.u32 	%r27, [%r8], 1;
+	setp.eq.s32 	%p1, %r27, %r9;
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    assert_output "$(printf '%s\n' \
+        $'kernel\tname=bare\tparams=8:8' \
+        $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
+        $'kernel\tname=fenced\tparams=8:8' \
+        $'kernel\tname=ordered\tparams=8:8' \
+        $'kernel\tname=unused\tparams=8:8')"
+}
+
 @test "integrity: a variable declared inside a kernel's inline PTX fails, naming it" {
     slow_test "a copy compiled"
     need_solutions

@@ -120,6 +120,7 @@ function code_of(line,    out, i, j, c) {
 
 # A function starts: a kernel (.entry) or a device function (.func).
 /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]/ || /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.func[ \t]/ {
+    unfenced_verdict()
     line = $0
     sub(/\(.*/, "", line)
     n = split(line, w, /[ \t]+/)
@@ -155,6 +156,40 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
     }
     next
 }
+
+# A block that takes a ticket -- a global atomic whose old value it uses,
+# as the last block of a one-pass reduction learns that it is last -- and
+# then reads what the other blocks stored needs a fence between their
+# stores and their tickets (__threadfence(), or an atomic that releases and
+# acquires): without one the last block may read a partial sum not yet
+# visible, a race in global memory that no sanitizer watches. Per function:
+# a ticket is an atom (not red) on global or generic memory, without
+# .release, .acquire or .acq_rel, whose destination register a later
+# statement reads; fenced is a membar or fence, or any instruction that
+# releases or acquires. At the function's end (the next one's start, or the
+# file's), one line if it has a ticket and no fence:
+#   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
+function ticket_watch(word, operands,    dest, rest, reg) {
+    if (word ~ /^(membar|fence)(\.|$)/ || word ~ /\.(release|acquire|acq_rel)(\.|$)/) { fenced = 1; return }
+    rest = operands
+    while (!ticket_used && match(rest, /%[A-Za-z0-9_$]+/)) {
+        reg = substr(rest, RSTART, RLENGTH)
+        rest = substr(rest, RSTART + RLENGTH)
+        if (reg in ticket) { ticket_used = 1; ticket_instruction = ticket[reg] }
+    }
+    if (word ~ /^atom\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
+        dest = operands
+        sub(/^[ \t]*/, "", dest)
+        sub(/[ \t,].*/, "", dest)
+        if (dest ~ /^%[A-Za-z0-9_$]+$/) ticket[dest] = word
+    }
+}
+function unfenced_verdict() {
+    if (current != "" && ticket_used && !fenced)
+        print "unfenced\tname=" current "\tinstruction=" ticket_instruction
+    split("", ticket); ticket_instruction = ""; ticket_used = 0; fenced = 0
+}
+END { unfenced_verdict() }
 
 # The instructions that move or sum values between threads, or stand in for
 # a whole tree, without the loads, stores and barriers a lesson counts:
@@ -202,7 +237,10 @@ at > 0 && current != "" {
         sub(/^[ \t{}]*/, "", word)
         while (sub(/^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/, "", word)) {}
         sub(/^@!?%?[A-Za-z0-9_]+[ \t]*/, "", word)
+        operands = word
         sub(/[ \t{}].*/, "", word)
+        sub(/^[^ \t{}]*/, "", operands)
+        ticket_watch(word, operands)
         family = op_family(word)
         if (family != "" && !((current, family) in op_seen)) {
             op_seen[current, family] = 1
