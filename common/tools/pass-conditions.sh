@@ -75,6 +75,31 @@ case $memsets in
 *) memset_text="$memsets memsets" ;;
 esac
 shape="$shape; $memset_text; the default stream, the buffers it was given and nothing else"
+[[ " $(field audit_forbids) " == *" cluster "* ]] && shape="$shape; no clusters (their blocks read one another's shared memory)"
+
+# The instruction families a test refuses (steps.conf lesson_forbids and
+# audit_forbids), in words.
+family_words() {
+    local family words=()
+    for family in $1; do
+        case $family in
+        shfl) words+=("warp shuffles") ;;
+        redux) words+=("\`__reduce_add_sync\`") ;;
+        vote) words+=("ballots") ;;
+        bar.red) words+=("\`__syncthreads_count\`") ;;
+        mma) words+=("tensor cores") ;;
+        st.async) words+=("asynchronous stores") ;;
+        red.async) words+=("asynchronous reductions") ;;
+        cp.async.bulk) words+=("the TMA's bulk copies") ;;
+        cluster) words+=("clusters") ;;
+        *) words+=("\`$family\`") ;;
+        esac
+    done
+    local last=${words[${#words[@]} - 1]}
+    unset 'words[${#words[@]}-1]'
+    local IFS=,
+    if [ ${#words[@]} -gt 0 ]; then echo "$(sed 's/,/, /g' <<<"${words[*]}") or $last"; else echo "$last"; fi
+}
 
 # The speed test's conditions.
 speed="at least $(field x_start)x the starting kernel's speed in the timed run (\`$timed\`)"
@@ -112,9 +137,10 @@ echo "| correct with block B ($(commas $blocks)) | right at $sizes_text (the che
 echo "| correct when timed | every run of the timed run (\`$timed\`) is right | $(points correct) |"
 echo "| faster than its starting kernel | $speed | $(points speed) |"
 if [ -n "$(field lesson)" ]; then
-    echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`) under ncu, a round drawn at random for each grading | $(points lesson) |"
+    forbids=$(field lesson_forbids)
+    echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`) under ncu, a round drawn at random for each grading${forbids:+; no $(family_words "$forbids"): they do that work where the counter cannot see it} | $(points lesson) |"
 fi
-echo "| clean under compute-sanitizer | nothing found by $sanitize_runs | $(points sanitize) |"
+echo "| clean under compute-sanitizer | nothing found by $sanitize_runs; and no clock read, nor an atomic taken as a ticket without a fence (read from your kernels' PTX) | $(points sanitize) |"
 echo "| integrity of your file | its host code only launches its kernels (\`grading/integrity $program.cu\`) | $(points integrity) |"
 echo "| launch audit | $shape | $(points audit) |"
 echo
