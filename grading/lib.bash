@@ -636,14 +636,15 @@ module_table() {
 }
 
 # forbidden_instructions "FAMILY...": the module's instructions of those
-# families (kernels.awk's op records), one a line: the family, the
-# instruction, the function's name as written. Nothing when none.
+# families (kernels.awk's op records), one a line: the family, then the
+# instruction, the function's name as written and the source line where the
+# PTX gives it ("FILE.cu:42"). Nothing when none.
 forbidden_instructions() {
     [ -n "$1" ] || return 0
-    local family instruction name
-    awk -F'\t' -v families=" $1 " -f "$RECORDS_READER" -f <(echo '$1 == "op" && index(families, " " field("family") " ") { print field("family"), field("instruction"), field("name") }') \
-        "$(module_table)" | while read -r family instruction name; do
-        echo "$family $instruction $(kernel_base_name "$name")"
+    local family instruction where name
+    awk -F'\t' -v families=" $1 " -f "$RECORDS_READER" -f <(echo '$1 == "op" && index(families, " " field("family") " ") { w = field("where"); print field("family"), field("instruction"), (w == "" ? "-" : w), field("name") }') \
+        "$(module_table)" | while read -r family instruction where name; do
+        echo "$family $instruction in $(kernel_base_name "$name")$([ "$where" = - ] || echo " ($where)")"
     done
 }
 
@@ -802,7 +803,7 @@ grade_lesson() {
     if [ -n "$forbidden" ]; then
         record lesson fail reason="instructions the lesson leaves out" families="$(cut -d' ' -f1 <<<"$forbidden" | sort -u | paste -sd, -)"
         fail "$(printf 'your kernels use instructions that step %s'"'"'s lesson leaves out:\n%s\nThe lesson counts %s; each of these does that work where the counter cannot see it (a shuffle, a warp or block sum, a ballot or a matrix multiply-add moves or sums values between threads without the stores or loads counted; an asynchronous or bulk copy bypasses the counters), so no figure could show the step'"'"'s idea. Write the kernel without them: warp shuffles are step 07'"'"'s lesson; tensor cores and the TMA are past this workbook'"'"'s steps.' \
-            "$(step_number)" "$(sed 's/^\([^ ]*\) \([^ ]*\) /  \2 (\1) in /' <<<"$forbidden")" "$(step_setting lesson_what)")"
+            "$(step_number)" "$(sed 's/^\([^ ]*\) \([^ ]*\) in /  \2 (\1) in /' <<<"$forbidden")" "$(step_setting lesson_what)")"
         return
     fi
     local ncu metric start_kernel graded_kernel
@@ -1069,7 +1070,7 @@ grade_launch_audit() {
     if [ -n "$forbidden" ]; then
         record audit fail finding=instructions families="$(cut -d' ' -f1 <<<"$forbidden" | sort -u | paste -sd, -)"
         fail "$(printf 'the launch audit refuses instructions of your kernels at step %s:\n%s\nThe blocks of a cluster read one another'"'"'s shared memory, so that one block can sum its neighbours'"'"' shares where no count of who reads the input sees it; each block of this step sums its own share, in its own shared memory.' \
-            "$(step_number)" "$(sed 's/^\([^ ]*\) \([^ ]*\) /  \2 (\1) in /' <<<"$forbidden")")"
+            "$(step_number)" "$(sed 's/^\([^ ]*\) \([^ ]*\) in /  \2 (\1) in /' <<<"$forbidden")")"
         return
     fi
     run_program --check -b "$block" -n "$sizes"

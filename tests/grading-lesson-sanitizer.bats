@@ -37,12 +37,12 @@ load grading-helpers
     use_fake_step
     fake_tools
     record check-32 pass
-    printf 'op\tname=_Z4minePKiPij\tfamily=redux\tinstruction=redux.sync.add.s32\n' >>"$FAKE/04-fake/build/prog.kernels"
+    printf 'op\tname=_Z4minePKiPij\tfamily=redux\tinstruction=redux.sync.add.s32\twhere=prog.cu:21\n' >>"$FAKE/04-fake/build/prog.kernels"
     FAKE_CSV=$(lesson_csv 220 80)
     run grade_lesson
     assert_failure
     assert_output --partial "your kernels use instructions that step 04's lesson leaves out:"
-    assert_output --partial "  redux.sync.add.s32 (redux) in mine"
+    assert_output --partial "  redux.sync.add.s32 (redux) in mine (prog.cu:21)"
     assert_output --partial "The lesson counts stores per block"
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail "reason=instructions the lesson leaves out" "families=redux"
 }

@@ -383,6 +383,8 @@ PTX
 	.param .u64 k_param_0
 )
 {
+	.loc	1 23 9
+	.loc	2 397 9, function_name $L__info_string0, inlined_at 1 23 9
 	@%p1 shfl.sync.down.b32 	%r2|%p2, %r1, 16, 31, -1;
 	shfl.sync.bfly.b32 	%r3, %r1, 1, 31, -1;
 	activemask.b32 	%r4;
@@ -407,15 +409,17 @@ $L__BB0_2:
 	ld.global.u32 %r6, [shfl_table];
 	ret;
 }
+	.file	1 "/home/course/04-reduction-interleaved/reduction_interleaved.cu"
+	.file	2 "/usr/local/cuda/include/sm_30_intrinsics.hpp"
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
     assert_output "$(printf '%s\n' \
         $'kernel\tname=k\tparams=8:8' \
-        $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32' \
-        $'op\tname=k\tfamily=redux\tinstruction=redux.sync.add.s32' \
-        $'op\tname=k\tfamily=vote\tinstruction=vote.sync.ballot.b32' \
-        $'op\tname=k\tfamily=bar.red\tinstruction=bar.red.popc.u32' \
+        $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32\twhere=reduction_interleaved.cu:23' \
+        $'op\tname=k\tfamily=redux\tinstruction=redux.sync.add.s32\twhere=reduction_interleaved.cu:23' \
+        $'op\tname=k\tfamily=vote\tinstruction=vote.sync.ballot.b32\twhere=reduction_interleaved.cu:23' \
+        $'op\tname=k\tfamily=bar.red\tinstruction=bar.red.popc.u32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=helper\tfamily=bar.red\tinstruction=barrier.cta.red.popc.aligned.u32' \
         $'op\tname=helper\tfamily=mma\tinstruction=wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32' \
         $'op\tname=helper\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32' \
@@ -468,8 +472,8 @@ PTX
         $'kernel\tname=k\tparams=8:8' \
         $'clock\tname=k\tregister=%clock64' \
         $'kernel\tname=c\tparams=8:8' \
-        $'op\tname=c\tfamily=cluster\tinstruction=.explicitcluster' \
         $'kernel\tname=r\tparams=8:8' \
+        $'op\tname=c\tfamily=cluster\tinstruction=.explicitcluster' \
         $'op\tname=r\tfamily=cluster\tinstruction=%cluster_ctarank')"
 }
 

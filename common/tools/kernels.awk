@@ -9,11 +9,14 @@
 #                                                     outlives a launch under a name that
 #                                                     ptxas changes, which no copy between
 #                                                     launches can find (the program refuses it)
-#   op<TAB>name=FUNCTION<TAB>family=shfl<TAB>instruction=shfl.sync.down.b32
+#   op<TAB>name=FUNCTION<TAB>family=shfl<TAB>instruction=shfl.sync.down.b32[<TAB>where=FILE.cu:42]
 #                                                     a function that uses an instruction of a
 #                                                     family a step's lesson may leave out
 #                                                     (steps.conf lesson_forbids): each family
-#                                                     once a function, its first instruction
+#                                                     once a function, its first instruction,
+#                                                     and the source line it came from where
+#                                                     the PTX says (-lineinfo); after the rest
+#                                                     of its file's lines
 #   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's or the
 #                                                     warp slot's id, the launch's (%gridid) or a
 #                                                     performance counter, or keeps memory between
@@ -71,7 +74,39 @@ function declared(from,    i, align, size, t, pointer) {
     return size ":" align
 }
 
-FNR == 1 { file++; depth = 0; in_comment = 0 }
+FNR == 1 { ops_out(); file++; depth = 0; in_comment = 0 }
+
+# Where the code comes from: .loc FILE LINE before the instructions of a
+# line of source, and .file FILE "PATH" (at the end of the PTX) naming it.
+# A function inlined from a header (an intrinsic's) has .locs of its own,
+# inlined_at the call: the last .loc that is not inlined is the line of the
+# function being read, where the call is. The op records wait for the
+# file's end, where the paths are known.
+/^[ \t]*\.loc[ \t]/ && !/inlined_at/ { loc = $2 ":" $3 }
+/^[ \t]*\.file[ \t]+[0-9]+[ \t]+"/ {
+    path = $0
+    sub(/^[^"]*"/, "", path)
+    sub(/".*/, "", path)
+    sub(/.*\//, "", path)
+    source_file[$2] = path
+}
+function op_record(name, family, instruction) {
+    op_pending[++op_count] = "op\tname=" name "\tfamily=" family "\tinstruction=" instruction
+    op_loc[op_count] = loc
+}
+function ops_out(    k, where, f) {
+    for (k = 1; k <= op_count; k++) {
+        where = ""
+        if (op_loc[k] != "") {
+            split(op_loc[k], f, ":")
+            if (f[1] in source_file) where = "\twhere=" source_file[f[1]] ":" f[2]
+        }
+        print op_pending[k] where
+    }
+    op_count = 0
+    loc = ""
+    split("", source_file)
+}
 
 # A line as ptxas reads it: comments left out, a block comment across lines
 # too, and each string emptied (a .file line holds the source's path, whose
@@ -121,6 +156,7 @@ function code_of(line,    out, i, j, c) {
 # A function starts: a kernel (.entry) or a device function (.func).
 /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]/ || /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.func[ \t]/ {
     unfenced_verdict()
+    loc = ""
     line = $0
     sub(/\(.*/, "", line)
     n = split(line, w, /[ \t]+/)
@@ -189,7 +225,7 @@ function unfenced_verdict() {
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
     split("", ticket); ticket_instruction = ""; ticket_used = 0; fenced = 0
 }
-END { unfenced_verdict() }
+END { unfenced_verdict(); ops_out() }
 
 # The instructions that move or sum values between threads, or stand in for
 # a whole tree, without the loads, stores and barriers a lesson counts:
@@ -218,8 +254,7 @@ function op_family(word) {
 current != "" && /^[ \t]*\.(reqnctapercluster|explicitcluster|maxclusterrank)([ \t]|$)/ {
     if (!((current, "cluster") in op_seen)) {
         op_seen[current, "cluster"] = 1
-        word = $1
-        print "op\tname=" current "\tfamily=cluster\tinstruction=" word
+        op_record(current, "cluster", $1)
     }
 }
 at > 0 && current != "" && match(code, /%(cluster_[a-z]+|nclusterid|clusterid|is_explicit_cluster)([^a-z_0-9]|$)/) {
@@ -227,7 +262,7 @@ at > 0 && current != "" && match(code, /%(cluster_[a-z]+|nclusterid|clusterid|is
         op_seen[current, "cluster"] = 1
         word = substr(code, RSTART, RLENGTH)
         sub(/[^a-z_0-9%]$/, "", word)
-        print "op\tname=" current "\tfamily=cluster\tinstruction=" word
+        op_record(current, "cluster", word)
     }
 }
 at > 0 && current != "" {
@@ -244,7 +279,7 @@ at > 0 && current != "" {
         family = op_family(word)
         if (family != "" && !((current, family) in op_seen)) {
             op_seen[current, family] = 1
-            print "op\tname=" current "\tfamily=" family "\tinstruction=" word
+            op_record(current, family, word)
         }
     }
 }
