@@ -648,6 +648,43 @@ forbidden_instructions() {
     done
 }
 
+# family_in_cuda FAMILY: what a learner writes that compiles to it.
+family_in_cuda() {
+    case $1 in
+    shfl) echo "a warp shuffle: __shfl_sync, __shfl_down_sync and kin" ;;
+    redux) echo "a warp's sum in one instruction: __reduce_add_sync and kin, or cooperative_groups::reduce" ;;
+    vote) echo "a ballot: __ballot_sync" ;;
+    bar.red) echo "a barrier that counts: __syncthreads_count" ;;
+    mma) echo "a tensor core's multiply-add: wmma, mma.sync" ;;
+    st.async | red.async) echo "an asynchronous store or reduction into a cluster's shared memory" ;;
+    cp.async.bulk) echo "a bulk copy or reduction of the TMA (cp.async.bulk)" ;;
+    cluster) echo "a cluster: __cluster_dims__, a launch with a cluster dimension, or cooperative_groups::this_cluster()" ;;
+    *) echo "$1" ;;
+    esac
+}
+
+# forbidden_lines LINES: forbidden_instructions' lines as a learner reads
+# them, each with what in CUDA makes it.
+forbidden_lines() {
+    local family rest
+    while read -r family rest; do
+        printf '  %s: %s\n' "$rest" "$(family_in_cuda "$family")"
+    done <<<"$1"
+}
+
+# taught_at FAMILY: the first step after this one whose lesson allows
+# FAMILY (its lesson_forbids leaves it out; step 07 teaches the shuffles);
+# nothing when no later lesson does.
+taught_at() {
+    local step past=0 forbids
+    for step in $(manifest_steps); do
+        if [ "$step" = "$STEP" ]; then past=1; continue; fi
+        [ "$past" = 1 ] && [ -n "$(step_field "$step" lesson)" ] || continue
+        forbids=$(step_field "$step" lesson_forbids)
+        [[ " $forbids " == *" $1 "* ]] || { echo "${step%%-*}"; return; }
+    done
+}
+
 # The mangled names of the module's kernels.
 module_kernels() {
     awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "kernel" { print field("name") }') "$(module_table)"
@@ -802,8 +839,14 @@ grade_lesson() {
     forbidden=$(forbidden_instructions "$(step_setting lesson_forbids)")
     if [ -n "$forbidden" ]; then
         record lesson fail reason="instructions the lesson leaves out" families="$(cut -d' ' -f1 <<<"$forbidden" | sort -u | paste -sd, -)"
-        fail "$(printf 'your kernels use instructions that step %s'"'"'s lesson leaves out:\n%s\nThe lesson counts %s; each of these does that work where the counter cannot see it (a shuffle, a warp or block sum, a ballot or a matrix multiply-add moves or sums values between threads without the stores or loads counted; an asynchronous or bulk copy bypasses the counters), so no figure could show the step'"'"'s idea. Write the kernel without them: warp shuffles are step 07'"'"'s lesson; tensor cores and the TMA are past this workbook'"'"'s steps.' \
-            "$(step_number)" "$(sed 's/^\([^ ]*\) \([^ ]*\) in /  \2 (\1) in /' <<<"$forbidden")" "$(step_setting lesson_what)")"
+        local family later=""
+        for family in $(cut -d' ' -f1 <<<"$forbidden" | sort -u); do
+            local at
+            at=$(taught_at "$family")
+            [ -z "$at" ] || later+="${later:+, }$(family_in_cuda "$family" | sed 's/:.*//') at step $at"
+        done
+        fail "$(printf 'your kernels use instructions that step %s'"'"'s lesson leaves out:\n%s\nThe lesson counts %s; each of these does that work where the counter cannot see it, so no figure could show the step'"'"'s idea. Write this step'"'"'s kernel without them%s.' \
+            "$(step_number)" "$(forbidden_lines "$forbidden")" "$(step_setting lesson_what)" "${later:+ (a later lesson allows it: $later)}")"
         return
     fi
     local ncu metric start_kernel graded_kernel
@@ -1069,8 +1112,8 @@ grade_launch_audit() {
     forbidden=$(forbidden_instructions "$(step_setting audit_forbids)")
     if [ -n "$forbidden" ]; then
         record audit fail finding=instructions families="$(cut -d' ' -f1 <<<"$forbidden" | sort -u | paste -sd, -)"
-        fail "$(printf 'the launch audit refuses instructions of your kernels at step %s:\n%s\nThe blocks of a cluster read one another'"'"'s shared memory, so that one block can sum its neighbours'"'"' shares where no count of who reads the input sees it; each block of this step sums its own share, in its own shared memory.' \
-            "$(step_number)" "$(sed 's/^\([^ ]*\) \([^ ]*\) in /  \2 (\1) in /' <<<"$forbidden")")"
+        fail "$(printf 'the launch audit refuses instructions of your kernels at step %s:\n%s\nThe blocks of a cluster read one another'"'"'s shared memory, so that one block can sum its neighbours'"'"' shares where no count of who reads the input sees it; each block of this step sums its own share, in its own shared memory: launch your kernel without a cluster.' \
+            "$(step_number)" "$(forbidden_lines "$forbidden")")"
         return
     fi
     run_program --check -b "$block" -n "$sizes"

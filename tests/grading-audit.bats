@@ -37,7 +37,7 @@ load grading-helpers
     run grade_launch_audit 256 1 2
     assert_failure
     assert_output --partial "the launch audit refuses instructions of your kernels at step 04:"
-    assert_output --partial "  .explicitcluster (cluster) in mine"
+    assert_output --partial "  .explicitcluster in mine: a cluster: __cluster_dims__"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason= finding=instructions families=cluster
 }
 

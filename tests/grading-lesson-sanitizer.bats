@@ -42,7 +42,7 @@ load grading-helpers
     run grade_lesson
     assert_failure
     assert_output --partial "your kernels use instructions that step 04's lesson leaves out:"
-    assert_output --partial "  redux.sync.add.s32 (redux) in mine (prog.cu:21)"
+    assert_output --partial "  redux.sync.add.s32 in mine (prog.cu:21): a warp's sum in one instruction: __reduce_add_sync and kin, or cooperative_groups::reduce"
     assert_output --partial "The lesson counts stores per block"
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail "reason=instructions the lesson leaves out" "families=redux"
 }

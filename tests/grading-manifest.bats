@@ -66,3 +66,18 @@ load grading-helpers
     done
     [ "$checked" -ge 1 ] || fail "no step of steps.conf has a lesson test to check"
 }
+
+# A lesson that refuses an instruction says which later lesson allows it:
+# the first later step whose lesson allows it (steps.conf lesson_forbids).
+@test "the steps that refuse shuffles point to the first lesson that allows them, and none allows tensor cores" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    STEP=04-reduction-interleaved
+    assert_equal "$(taught_at shfl)" 07
+    assert_equal "$(taught_at redux)" 07
+    assert_equal "$(taught_at mma)" ""
+    STEP=05-reduction-sequential
+    assert_equal "$(taught_at vote)" 07
+    assert_equal "$(taught_at bar.red)" ""
+    STEP=01-naive-matmul
+    assert_equal "$(taught_at mma)" ""
+}

@@ -373,7 +373,8 @@ PTX
 # The instructions a step's lesson may leave out (steps.conf lesson_forbids),
 # found however a statement starts -- a predicate, a label, braces, several
 # statements on a line of inline PTX -- each family once a function; the
-# same word in a comment, a string or another instruction's name is not one.
+# same word in a comment, a string or another instruction's name is not one,
+# nor a vote or barrier of one bit (any, or), which counts nothing.
 @test "kernels.awk names the shuffles, warp and block sums, ballots, matrix and bulk instructions a function uses" {
     local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
     cat >"$a" <<'PTX'
@@ -394,6 +395,8 @@ PTX
 	{ add.s32 %r7, %r7, 1; $L_x: @!%p3 redux.sync.add.s32 %r8, %r7, -1; }
 	// end inline asm
 $L__BB0_2:
+	vote.sync.any.pred 	%p5, %p1, -1;
+	bar.red.or.pred 	%p6, 0, %p1;
 	vote.sync.ballot.b32 	%r9, %p1, -1;
 	bar.red.popc.u32 	%r10, 0, %p1;
 	ret;
@@ -480,7 +483,8 @@ PTX
 # A last block that learns it is last from a global atomic's old value must
 # have a fence between the blocks' stores and their tickets (or an atomic
 # that releases and acquires); an atomic whose value is not used is no
-# ticket, and a shared-memory one is no race between blocks.
+# ticket, a shared-memory one is no race between blocks, and a counter that
+# hands out work before anything is stored needs no fence.
 @test "kernels.awk names a kernel that takes a ticket with a global atomic and has no fence" {
     local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
     cat >"$a" <<'PTX'
@@ -492,6 +496,19 @@ PTX
 	st.global.u32 	[%rd2], %r3;
 	atom.global.inc.u32 	%r37, [%rd14], 1;
 	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry queue(
+	.param .u64 queue_param_0
+)
+{
+$L__BB0_1:
+	atom.global.add.u32 	%r37, [%rd14], 256;
+	setp.ge.u32 	%p1, %r37, %r9;
+	ld.global.u32 	%r40, [%rd15];
+	@!%p1 bra 	$L__BB0_1;
+	st.global.u32 	[%rd2], %r3;
 	ret;
 }
 .visible .entry fenced(
@@ -526,6 +543,7 @@ PTX
     assert_output "$(printf '%s\n' \
         $'kernel\tname=bare\tparams=8:8' \
         $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
+        $'kernel\tname=queue\tparams=8:8' \
         $'kernel\tname=fenced\tparams=8:8' \
         $'kernel\tname=ordered\tparams=8:8' \
         $'kernel\tname=unused\tparams=8:8')"

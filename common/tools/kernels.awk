@@ -199,11 +199,14 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
 # stores and their tickets (__threadfence(), or an atomic that releases and
 # acquires): without one the last block may read a partial sum not yet
 # visible, a race in global memory that no sanitizer watches. Per function:
-# a ticket is an atom (not red) on global or generic memory, without
-# .release, .acquire or .acq_rel, whose destination register a later
-# statement reads; fenced is a membar or fence, or any instruction that
-# releases or acquires. At the function's end (the next one's start, or the
-# file's), one line if it has a ticket and no fence:
+# a ticket is an atom (not red) on global or generic memory, after a store
+# there, whose destination register a later statement reads, with a load
+# from global or generic memory after it: the block stored its part, took
+# its ticket, and (if last) reads the others' parts. A ticket taken before
+# anything is stored (a counter that hands out work) needs no fence.
+# Fenced is a membar or fence, or any instruction that releases or
+# acquires. At the function's end (the next one's start, or the file's),
+# one line if it has a ticket and no fence:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
 function ticket_watch(word, operands,    dest, rest, reg) {
     if (word ~ /^(membar|fence)(\.|$)/ || word ~ /\.(release|acquire|acq_rel)(\.|$)/) { fenced = 1; return }
@@ -213,24 +216,30 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         rest = substr(rest, RSTART + RLENGTH)
         if (reg in ticket) { ticket_used = 1; ticket_instruction = ticket[reg] }
     }
+    if (word ~ /^(ld|st)\./ && word !~ /\.(shared|local|param|const)(::[a-z]+)?(\.|$)/) {
+        if (word ~ /^st\./) stored = 1
+        else if (tickets_after_store) loaded_after = 1
+    }
     if (word ~ /^atom\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
         dest = operands
         sub(/^[ \t]*/, "", dest)
         sub(/[ \t,].*/, "", dest)
-        if (dest ~ /^%[A-Za-z0-9_$]+$/) ticket[dest] = word
+        if (dest ~ /^%[A-Za-z0-9_$]+$/ && stored) { ticket[dest] = word; tickets_after_store = 1 }
     }
 }
 function unfenced_verdict() {
-    if (current != "" && ticket_used && !fenced)
+    if (current != "" && ticket_used && loaded_after && !fenced)
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
     split("", ticket); ticket_instruction = ""; ticket_used = 0; fenced = 0
+    stored = 0; tickets_after_store = 0; loaded_after = 0
 }
 END { unfenced_verdict(); ops_out() }
 
 # The instructions that move or sum values between threads, or stand in for
 # a whole tree, without the loads, stores and barriers a lesson counts:
-# shuffles, warp and block reductions (redux, bar.red: __syncthreads_count),
-# ballots, matrix multiply-adds (tensor cores), asynchronous stores and
+# shuffles, warp and block sums (redux; bar.red.popc: __syncthreads_count;
+# not the one-bit and/or, nor vote.any/all, which count nothing), ballots,
+# matrix multiply-adds (tensor cores), asynchronous stores and
 # reductions into another block's shared memory, and the bulk copies and
 # reductions of the TMA, which no LSU counter sees; and a cluster's shared
 # memory, through which blocks hand one another their shares. Each statement of a
@@ -238,8 +247,9 @@ END { unfenced_verdict(); ops_out() }
 # first word, past braces, labels and a predicate; a family is its name
 # and every instruction that starts so.
 function op_family(word) {
-    if (word ~ /^(shfl|redux|vote|match)(\.|$)/) { sub(/\..*/, "", word); return word }
-    if (word ~ /^bar(rier)?(\.cta)?\.red(\.|$)/) return "bar.red"
+    if (word ~ /^(shfl|redux)(\.|$)/) { sub(/\..*/, "", word); return word }
+    if (word ~ /^vote(\.sync)?\.ballot(\.|$)/) return "vote"
+    if (word ~ /^bar(rier)?(\.cta)?\.red\.popc(\.|$)/) return "bar.red"
     if (word ~ /^(mma|wmma\.mma|wgmma\.mma_async|tcgen05\.mma)(\.|$)/) return "mma"
     if (word ~ /^(st|red)\.async(\.|$)/) { sub(/\.async.*/, ".async", word); return word }
     if (word ~ /^cp(\.reduce)?\.async\.bulk(\.|$)/) return "cp.async.bulk"
