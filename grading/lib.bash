@@ -493,7 +493,7 @@ grade_check() {
     note_gpu
     if [ "$status" -ne 0 ]; then
         fail_wrong_run "with block $block" \
-            "$(basename "$(program_path)") --check -b $block -n $sizes${GRADE_SEED:+ -s $GRADE_SEED}" || return
+            "./$(basename "$(program_path)") --check -b $block -n $sizes${GRADE_SEED:+ -s $GRADE_SEED}, in $STEP" || return
     fi
     summary_from_harness || return
     record "check-$block" "pass"
@@ -514,7 +514,7 @@ grade_check_timed() {
     printf '%s\n' "$records" >"$(verdict_dir)/timed.records"
     if [ "$status" -ne 0 ]; then
         fail_wrong_run "in the timed run" \
-            "$(basename "$(program_path)") $(step_setting timed)${GRADE_SEED:+ -s $GRADE_SEED}" || return
+            "./$(basename "$(program_path)") $(step_setting timed)${GRADE_SEED:+ -s $GRADE_SEED}, in $STEP" || return
     fi
     summary_from_harness || return
     record check-timed pass
@@ -1124,8 +1124,8 @@ grade_launch_audit() {
     audited=$(grep -c $'^audit\t' <<<"$records")
     if [ -n "$findings" ]; then
         record audit fail
-        fail "$(printf 'the launch audit found work that is not your kernel doing the step:\n%s\n(run it yourself: %s --check -b %s -n %s)' \
-            "$findings" "$(basename "$(program_path)")" "$block" "$sizes")" || return
+        fail "$(printf 'the launch audit found work that is not your kernel doing the step:\n%s\n(run it yourself: ./%s --check -b %s -n %s%s, in %s)' \
+            "$findings" "$(basename "$(program_path)")" "$block" "$sizes" "${GRADE_SEED:+ -s $GRADE_SEED}" "$STEP")" || return
     fi
     if grep -q $'^check\t.*result=mismatch' <<<"$records"; then
         record audit fail reason="not run"
