@@ -654,6 +654,7 @@ family_in_cuda() {
     shfl) echo "a warp shuffle: __shfl_sync, __shfl_down_sync and kin" ;;
     redux) echo "a warp's sum in one instruction: __reduce_add_sync and kin, or cooperative_groups::reduce" ;;
     vote) echo "a ballot: __ballot_sync" ;;
+    match) echo "a match of a warp's values: __match_any_sync, __match_all_sync" ;;
     bar.red) echo "a barrier that counts: __syncthreads_count" ;;
     mma) echo "a tensor core's multiply-add: wmma, mma.sync" ;;
     st.async | red.async) echo "an asynchronous store or reduction into a cluster's shared memory" ;;
@@ -1115,6 +1116,22 @@ grade_launch_audit() {
         fail "$(printf 'the launch audit refuses instructions of your kernels at step %s:\n%s\nThe blocks of a cluster read one another'"'"'s shared memory, so that one block can sum its neighbours'"'"' shares where no count of who reads the input sees it; each block of this step sums its own share, in its own shared memory: launch your kernel without a cluster.' \
             "$(step_number)" "$(forbidden_lines "$forbidden")")"
         return
+    fi
+    # Memory every block can write, as large as a share of the input, is room
+    # to hand elements from block to block where no census looks (steps.conf
+    # audit_module_bytes): the module's __device__ variables, from its table.
+    local most_bytes
+    most_bytes=$(step_setting audit_module_bytes)
+    if [ -n "$most_bytes" ]; then
+        local module_bytes variables
+        module_bytes=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "global" && field("space") == "global" { n += field("bytes") } END { print n + 0 }') "$(module_table)")
+        if [ "$module_bytes" -gt "$most_bytes" ]; then
+            variables=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "global" && field("space") == "global" { print "  " field("name") ": " field("bytes") " bytes" }') "$(module_table)" | sort -t: -k2 -n -r | head -n 5)
+            record audit fail finding=module_bytes bytes="$module_bytes" most="$most_bytes"
+            fail "$(printf 'the launch audit refuses %s bytes of __device__ memory in your module, where step %s allows %s:\n%s\nMemory that every block can write, as large as a share of the input, is room to hand elements from block to block where no count of who reads the input sees them; this step'"'"'s kernels need a counter or a few flags at most, and keep their partial sums in the buffer they are given.' \
+                "$module_bytes" "$(step_number)" "$most_bytes" "$variables")"
+            return
+        fi
     fi
     run_program --check -b "$block" -n "$sizes"
     record audit fail reason="not run"  # until it has run; fail without a reason is a finding

@@ -56,6 +56,36 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
 }
 
+# A __device__ buffer as large as a share of the input is room to park
+# elements for another block to sum, where no census of the input looks;
+# a constant table, which no kernel writes, is no such room.
+@test "the launch audit refuses a module with more __device__ memory than the step allows, naming the largest" {
+    use_fake_step
+    fake_tools
+    record build pass
+    printf 'global\tname=ring\tbytes=16777216\tspace=global\nglobal\tname=count\tbytes=4\tspace=global\n' >>"$FAKE/04-fake/build/prog.kernels"
+    run grade_launch_audit 256 1 2
+    assert_failure
+    assert_output --partial "the launch audit refuses 16777220 bytes of __device__ memory in your module, where step 04 allows 1024:"
+    assert_output --partial "  ring: 16777216 bytes"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason= finding=module_bytes bytes=16777220 most=1024
+}
+
+@test "a constant table and a few __device__ flags are within what the audit allows" {
+    use_fake_step
+    fake_tools
+    record build pass
+    printf 'global\tname=table\tbytes=65536\tspace=const\nglobal\tname=count\tbytes=4\tspace=global\n' >>"$FAKE/04-fake/build/prog.kernels"
+    FAKE_OUTPUT=$(
+        record_line audit step=04-fake n=1 block=256 kernels=1
+        record_line audit step=04-fake n=2 block=256 kernels=1
+        record_line summary step=04-fake result=correct
+    )
+    run grade_launch_audit 256 1 2
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
+}
+
 @test "the launch audit test fails when fewer plans were audited than sizes" {
     use_fake_step
     fake_tools

@@ -311,6 +311,7 @@ PTX
     cat >"$b" <<'PTX'
 .global .align 4 .b8 table[8] = {1, 0, 0, 0, 2, 0, 0, 0};
 .global .align 4 .u32 only_here;
+.const .align 4 .b8 lookup[64];
 .visible .entry k(
 	.param .u64 k_param_0
 )
@@ -324,7 +325,7 @@ PTX
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a" "$b"
     assert_success
-    assert_output "$(printf 'global\tname=table\tbytes=8\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\nhidden\tname=counter\tfunction=k')"
+    assert_output "$(printf 'global\tname=table\tbytes=8\tspace=global\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\tspace=global\nglobal\tname=lookup\tbytes=64\tspace=const\nhidden\tname=counter\tfunction=k')"
 }
 
 # Device-side malloc keeps memory for the context's life, through every
@@ -367,12 +368,13 @@ malloc (.param .b64 sz);
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
-    assert_output "$(printf 'global\tname=my_malloc_count\tbytes=4\nkernel\tname=k\tparams=8:8\nclock\tname=k\tregister=malloc\nclock\tname=spare\tregister=malloc\nkernel\tname=slot\tparams=8:8\nclock\tname=slot\tregister=%%warpid')"
+    assert_output "$(printf 'global\tname=my_malloc_count\tbytes=4\tspace=global\nkernel\tname=k\tparams=8:8\nclock\tname=k\tregister=malloc\nclock\tname=spare\tregister=malloc\nkernel\tname=slot\tparams=8:8\nclock\tname=slot\tregister=%%warpid')"
 }
 
 # The instructions a step's lesson may leave out (steps.conf lesson_forbids),
 # found however a statement starts -- a predicate, a label, braces, several
-# statements on a line of inline PTX -- each family once a function; the
+# statements on a line of inline PTX, a predicate named with a $ -- in
+# kernels and in functions that return a value, each family once a function; the
 # same word in a comment, a string or another instruction's name is not one,
 # nor a vote or barrier of one bit (any, or), which counts nothing.
 @test "kernels.awk names the shuffles, warp and block sums, ballots, matrix and bulk instructions a function uses" {
@@ -412,6 +414,14 @@ $L__BB0_2:
 	ld.global.u32 %r6, [shfl_table];
 	ret;
 }
+.func  (.param .b32 func_retval0) _Z4warpi(
+	.param .b32 _Z4warpi_param_0
+)
+{
+	{ .reg .pred $every; setp.eq.u32 $every, %r2, %r2; @$every shfl.sync.down.b32 %r1, %r1, 16, 31, -1; }
+	match.any.sync.b32 	%r3, %r1, -1;
+	ret;
+}
 	.file	1 "/home/course/04-reduction-interleaved/reduction_interleaved.cu"
 	.file	2 "/usr/local/cuda/include/sm_30_intrinsics.hpp"
 PTX
@@ -427,13 +437,16 @@ PTX
         $'op\tname=helper\tfamily=mma\tinstruction=wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32' \
         $'op\tname=helper\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32' \
         $'op\tname=helper\tfamily=st.async\tinstruction=st.async.shared::cluster.mbarrier::complete_tx::bytes.u32' \
-        $'op\tname=helper\tfamily=red.async\tinstruction=red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32')"
+        $'op\tname=helper\tfamily=red.async\tinstruction=red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32' \
+        $'op\tname=_Z4warpi\tfamily=shfl\tinstruction=shfl.sync.down.b32' \
+        $'op\tname=_Z4warpi\tfamily=match\tinstruction=match.any.sync.b32')"
 }
 
 # ptxas reads a line left to right: a quote inside a comment opens no
 # string, so code between two such comments is code (a clock read hidden
-# there was missed); a block comment spans lines; a comment's mark inside
-# a string is text. A kernel declared for clusters, and the cluster's
+# there was missed); a block comment spans lines, and a brace in it closes
+# no function (the code after it was once read as outside any); a
+# comment's mark inside a string is text. A kernel declared for clusters, and the cluster's
 # registers and shared memory, are named too.
 @test "kernels.awk reads comments and strings as ptxas does, and names a kernel of a cluster" {
     local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
@@ -447,7 +460,9 @@ PTX
 	/* " */ mov.u64 %rd1, %clock64; /* " */
 	/* a comment over lines:
 	shfl.sync.down.b32 %r1, %r2, 1, 31, -1;
+	}
 	mov.u32 %r3, %smid; */ add.s32 %r4, %r4, 1;
+	redux.sync.add.s32 %r5, %r4, -1;
 	// end inline asm
 	ret;
 }
@@ -476,6 +491,7 @@ PTX
         $'clock\tname=k\tregister=%clock64' \
         $'kernel\tname=c\tparams=8:8' \
         $'kernel\tname=r\tparams=8:8' \
+        $'op\tname=k\tfamily=redux\tinstruction=redux.sync.add.s32' \
         $'op\tname=c\tfamily=cluster\tinstruction=.explicitcluster' \
         $'op\tname=r\tfamily=cluster\tinstruction=%cluster_ctarank')"
 }

@@ -466,7 +466,7 @@ static const device_info *open_device(void)
     if (flush_bytes < ((size_t)8 << 20))
         flush_bytes = (size_t)8 << 20;
     flush_count = flush_bytes / sizeof(int4);
-    CUDA_CHECK(cudaMalloc(&flush_buffer, flush_count * sizeof(int4)));
+    flush_buffer = (int4 *)harness_alloc(flush_count * sizeof(int4));  // not the learner's to write
     CUDA_CHECK(cudaMemset(flush_buffer, 0, flush_count * sizeof(int4)));
     CUDA_CHECK(cudaMalloc(&flush_sink, sizeof(int)));
     CUDA_CHECK(cudaMemset(flush_sink, 0, sizeof(int)));

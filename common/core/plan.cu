@@ -111,52 +111,48 @@ static void open_driver(void)
 }
 
 // ===========================================================================
-// Inputs the learner's kernels may read and not write
+// The harness's memory, which the learner's kernels may read and not write
 // ===========================================================================
 
-// A learner's input is const: a kernel that stores into it (its own
-// elements written back, to hide from the census which block reads which)
+// A learner's input is const, and no other buffer of the harness's is the
+// learner's to write: a kernel that stores into its input (its own elements
+// written back, to hide from the census which of them it reads) or parks
+// elements in a buffer it was never given (the other input, the copy's
+// destination, the cache flush's buffer, reached by an address of its own)
 // breaks the contract. Such memory is mapped with the driver's virtual
 // memory calls, so that its access can change: read-write while the harness
-// fills it, read-only while a learner's call runs, when a store to it faults.
+// fills it, read-only while a learner's call runs, when a store to it
+// faults.
 typedef struct {
     CUdeviceptr address;
     size_t bytes;  // as mapped: a whole number of the granularity
     CUmemGenericAllocationHandle handle;
-} input_mapping;
+} harness_mapping;
 
-enum { MAX_INPUTS = 8 };
-static input_mapping inputs[MAX_INPUTS];
+enum { MAX_MAPPINGS = 16 };
+static harness_mapping mappings[MAX_MAPPINGS];
+static bool mappings_read_only;
 
-static input_mapping *input_of(const void *p)
-{
-    for (int i = 0; i < MAX_INPUTS; i++)
-        if (inputs[i].address && inputs[i].address == (CUdeviceptr)(uintptr_t)p)
-            return &inputs[i];
-    die(EXIT_CUDA, "internal error: %p is not an input's memory", p);
-    return NULL;
-}
-
-static void input_access(input_mapping *m, CUmemAccess_flags flags)
+static void mapping_access(harness_mapping *m, bool read_only)
 {
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     CUmemAccessDesc access = {};
     access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     access.location.id = device;
-    access.flags = flags;
+    access.flags = read_only ? CU_MEM_ACCESS_FLAGS_PROT_READ : CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     CU_CHECK(driver.mem_set_access(m->address, m->bytes, &access, 1));
 }
 
-void *input_alloc(size_t bytes)
+void *harness_alloc(size_t bytes)
 {
     open_driver();
-    input_mapping *m = NULL;
-    for (int i = 0; i < MAX_INPUTS && !m; i++)
-        if (!inputs[i].address)
-            m = &inputs[i];
+    harness_mapping *m = NULL;
+    for (int i = 0; i < MAX_MAPPINGS && !m; i++)
+        if (!mappings[i].address)
+            m = &mappings[i];
     if (!m)
-        die(EXIT_CUDA, "internal error: more than %d inputs at once", MAX_INPUTS);
+        die(EXIT_CUDA, "internal error: more than %d buffers of the harness's at once", MAX_MAPPINGS);
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     CUmemAllocationProp prop = {};
@@ -169,26 +165,35 @@ void *input_alloc(size_t bytes)
     CU_CHECK(driver.mem_create(&m->handle, m->bytes, &prop, 0));
     CU_CHECK(driver.mem_reserve(&m->address, m->bytes, granularity, 0, 0));
     CU_CHECK(driver.mem_map(m->address, m->bytes, 0, m->handle, 0));
-    input_access(m, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    mapping_access(m, mappings_read_only);
     return (void *)(uintptr_t)m->address;
 }
 
-void input_free(void *p)
+void harness_free(void *p)
 {
     if (!p)
         return;
-    input_mapping *m = input_of(p);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CU_CHECK(driver.mem_unmap(m->address, m->bytes));
-    CU_CHECK(driver.mem_address_free(m->address, m->bytes));
-    CU_CHECK(driver.mem_release(m->handle));
-    memset(m, 0, sizeof *m);
+    for (int i = 0; i < MAX_MAPPINGS; i++) {
+        harness_mapping *m = &mappings[i];
+        if (m->address && m->address == (CUdeviceptr)(uintptr_t)p) {
+            CUDA_CHECK(cudaDeviceSynchronize());
+            CU_CHECK(driver.mem_unmap(m->address, m->bytes));
+            CU_CHECK(driver.mem_address_free(m->address, m->bytes));
+            CU_CHECK(driver.mem_release(m->handle));
+            memset(m, 0, sizeof *m);
+            return;
+        }
+    }
+    die(EXIT_CUDA, "internal error: %p is not a buffer of the harness's", p);
 }
 
-void input_read_only(const void *p, bool read_only)
+void harness_read_only(bool read_only)
 {
-    CUDA_CHECK(cudaDeviceSynchronize());  // the fill done, or the call that read it
-    input_access(input_of(p), read_only ? CU_MEM_ACCESS_FLAGS_PROT_READ : CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the fills done, or the call that read them
+    for (int i = 0; i < MAX_MAPPINGS; i++)
+        if (mappings[i].address)
+            mapping_access(&mappings[i], read_only);
+    mappings_read_only = read_only;
 }
 
 // ===========================================================================

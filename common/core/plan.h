@@ -85,14 +85,17 @@ void module_open(void);
 // between the launches of a call.)
 void module_reload(void);
 
-// A learner's input (a const argument): device memory of at least BYTES,
-// read-write for the harness to fill, until input_read_only(p, true) maps it
-// read-only -- for a learner's call, outside any timed span: a kernel's
-// store to it then faults -- and input_read_only(p, false) back. Each waits
-// for the GPU first. Exits 3 where the driver cannot map memory so.
-void *input_alloc(size_t bytes);
-void input_free(void *p);
-void input_read_only(const void *p, bool read_only);
+// The harness's own memory -- a learner's input (a const argument), and
+// every buffer no learner's call is given to write (another input, a
+// copy's destination, the cache flush's): device memory of at least BYTES,
+// read-write for the harness to fill, until harness_read_only(true) maps
+// all of it read-only -- for a learner's call, outside any timed span: a
+// kernel's store to any of it then faults -- and harness_read_only(false)
+// back. Each waits for the GPU first. Exits 3 where the driver cannot map
+// memory so.
+void *harness_alloc(size_t bytes);
+void harness_free(void *p);
+void harness_read_only(bool read_only);
 
 // "%clock64 in _Z6reduce...; ...": what the module's code reads of clocks or
 // of the SM it runs on; "" when nothing.

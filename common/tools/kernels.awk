@@ -3,7 +3,8 @@
 # step's program and its planner (plan.h). One line each:
 #
 #   kernel<TAB>name=MANGLED<TAB>params=SIZE:ALIGN,...   a kernel, its parameters in order
-#   global<TAB>name=NAME<TAB>bytes=N                   a __device__ or __constant__ variable
+#   global<TAB>name=NAME<TAB>bytes=N<TAB>space=global   a __device__ (space=global) or __constant__
+#                                                     (space=const) variable
 #   hidden<TAB>name=NAME<TAB>function=FUNCTION         a .global or .const declared inside a
 #                                                     function (inline PTX): memory that
 #                                                     outlives a launch under a name that
@@ -154,13 +155,16 @@ function code_of(line,    out, i, j, c) {
 }
 
 # A function starts: a kernel (.entry) or a device function (.func).
-/^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]/ || /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.func[ \t]/ {
+/^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(entry|func)([ \t(]|$)/ {
     unfenced_verdict()
     loc = ""
+    # The name follows .entry or .func, past a .func's return parameters
+    # in parentheses: ".func (.param .b32 func_retval0) _Z4warpi(".
     line = $0
-    sub(/\(.*/, "", line)
-    n = split(line, w, /[ \t]+/)
-    current = w[n]
+    sub(/^.*\.(entry|func)[ \t]*/, "", line)
+    if (line ~ /^\(/) sub(/^\([^)]*\)[ \t]*/, "", line)
+    sub(/[ \t(;].*/, "", line)
+    current = (line != "" ? line : "(unnamed)")
     in_params = ($0 ~ /\.entry/ && file == 1)
     params = ""
     if (in_params && $0 ~ /\)[ \t]*$/) { in_params = 0; print "kernel\tname=" current "\tparams=" }
@@ -188,7 +192,7 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
     } else if (p != "" && decl_name !~ /^\$str(\$[0-9]+)?$/ && !(decl_name in listed)) {
         listed[decl_name] = 1
         split(p, sa, ":")
-        print "global\tname=" decl_name "\tbytes=" sa[1]
+        print "global\tname=" decl_name "\tbytes=" sa[1] "\tspace=" substr($i, 2)
     }
     next
 }
@@ -238,7 +242,9 @@ END { unfenced_verdict(); ops_out() }
 # The instructions that move or sum values between threads, or stand in for
 # a whole tree, without the loads, stores and barriers a lesson counts:
 # shuffles, warp and block sums (redux; bar.red.popc: __syncthreads_count;
-# not the one-bit and/or, nor vote.any/all, which count nothing), ballots,
+# not the one-bit and/or, nor vote.any/all, which count nothing), ballots
+# and matches (__match_any_sync: a warp's lanes of equal value, which
+# counts a bit plane),
 # matrix multiply-adds (tensor cores), asynchronous stores and
 # reductions into another block's shared memory, and the bulk copies and
 # reductions of the TMA, which no LSU counter sees; and a cluster's shared
@@ -247,7 +253,7 @@ END { unfenced_verdict(); ops_out() }
 # first word, past braces, labels and a predicate; a family is its name
 # and every instruction that starts so.
 function op_family(word) {
-    if (word ~ /^(shfl|redux)(\.|$)/) { sub(/\..*/, "", word); return word }
+    if (word ~ /^(shfl|redux|match)(\.|$)/) { sub(/\..*/, "", word); return word }
     if (word ~ /^vote(\.sync)?\.ballot(\.|$)/) return "vote"
     if (word ~ /^bar(rier)?(\.cta)?\.red\.popc(\.|$)/) return "bar.red"
     if (word ~ /^(mma|wmma\.mma|wgmma\.mma_async|tcgen05\.mma)(\.|$)/) return "mma"
@@ -281,7 +287,7 @@ at > 0 && current != "" {
         word = statement[s]
         sub(/^[ \t{}]*/, "", word)
         while (sub(/^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/, "", word)) {}
-        sub(/^@!?%?[A-Za-z0-9_]+[ \t]*/, "", word)
+        sub(/^@!?[A-Za-z0-9_$%]+[ \t]*/, "", word)
         operands = word
         sub(/[ \t{}].*/, "", word)
         sub(/^[^ \t{}]*/, "", operands)

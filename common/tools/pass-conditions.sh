@@ -76,6 +76,7 @@ case $memsets in
 esac
 shape="$shape; $memset_text; the default stream, the buffers it was given and nothing else"
 [[ " $(field audit_forbids) " == *" cluster "* ]] && shape="$shape; no clusters (their blocks read one another's shared memory)"
+[ -z "$(field audit_module_bytes)" ] || shape="$shape; at most $(field audit_module_bytes) bytes of \`__device__\` variables"
 
 # The instruction families a test refuses (steps.conf lesson_forbids and
 # audit_forbids), in words.
@@ -86,6 +87,7 @@ family_words() {
         shfl) words+=("warp shuffles") ;;
         redux) words+=("\`__reduce_add_sync\`") ;;
         vote) words+=("ballots") ;;
+        match) words+=("\`__match_any_sync\`") ;;
         bar.red) words+=("\`__syncthreads_count\`") ;;
         mma) words+=("tensor cores") ;;
         st.async) words+=("asynchronous stores") ;;

@@ -239,17 +239,18 @@ static void prepare(const flow_point *at, int count)
     require_device_memory(3 * bytes + GUARD_INTS * sizeof(int) + bytes / 16, "this size");
 
     set_activity("preparing the inputs for n=%u", n);
-    // The inputs are const to the learner's kernels: mapped read-only for each
-    // of its calls (input_read_only), so that no kernel can write its own
-    // elements back to hide from the census which of them it reads.
-    size.d_guarded = (int *)input_alloc(bytes + GUARD_INTS * sizeof(int));
-    size.d_exact = (int *)input_alloc(bytes);
+    // The inputs are const to the learner's kernels, and the copy's
+    // destination is not theirs: all three mapped read-only for each of the
+    // learner's calls (harness_read_only), so that no kernel can write its
+    // own elements back, or park them where no census looks.
+    size.d_guarded = (int *)harness_alloc(bytes + GUARD_INTS * sizeof(int));
+    size.d_exact = (int *)harness_alloc(bytes);
     CUDA_CHECK(cudaMalloc(&size.d_sum, sizeof(int)));
     // What a timed run uses besides, in a check too: the same buffers in the
     // same order, so that where the partial sums lie from the input (both a
     // kernel's arguments) tells a check from a timed run of the same size
     // nothing.
-    CUDA_CHECK(cudaMalloc(&size.d_copy, bytes));
+    size.d_copy = (int *)harness_alloc(bytes);
     CUDA_CHECK(cudaMalloc(&size.d_expected, sizeof *size.d_expected));
     size.exact_set = 1;
     size.expected_guarded = input_sum(n, at->opt->seed, check_stream(n, 0));
@@ -315,11 +316,11 @@ static void call_sum(const step_kernel *k, const plan *p, const int *in, unsigne
 
 static void release(void)
 {
-    input_free(size.d_guarded);
-    input_free(size.d_exact);
+    harness_free(size.d_guarded);
+    harness_free(size.d_exact);
     CUDA_CHECK(cudaFree(size.d_sum));
     CUDA_CHECK(cudaFree(size.d_work));
-    CUDA_CHECK(cudaFree(size.d_copy));
+    harness_free(size.d_copy);
     CUDA_CHECK(cudaFree(size.d_expected));
     free(size.runs);
 }
@@ -451,9 +452,9 @@ static unsigned int wrong_slices(const flow_point *at, const plan *p, unsigned i
             CUDA_CHECK_LAUNCH();
         }
         module_reload();
-        input_read_only(size.d_exact, true);
+        harness_read_only(true);
         plan_replay_first_launch(p, regions);
-        input_read_only(size.d_exact, false);
+        harness_read_only(false);
         for (int k = 0; k < places; k++)
             CUDA_CHECK(cudaMemcpy(sums + ((size_t)round * places + k) * blocks, place[k].ptr, blocks * sizeof(int),
                                   cudaMemcpyDeviceToHost));
@@ -567,17 +568,17 @@ static void census(const flow_point *at, const plan *p)
         int count = census_holes(at->opt->seed, round, n, at->block.x, holes);
         prepare_check(at, false);  // the bystanders and the outputs, as before a check
         // A fresh allocation: initcheck counts its bytes unwritten until the fill.
-        input_free(size.d_exact);
-        size.d_exact = (int *)input_alloc((size_t)n * sizeof(int));
+        harness_free(size.d_exact);
+        size.d_exact = (int *)harness_alloc((size_t)n * sizeof(int));
         CUDA_CHECK(cudaMemcpy(d_holes, holes, count * sizeof *holes, cudaMemcpyHostToDevice));
         fill_input_except<<<helper_grid(), FILL_BLOCK>>>(size.d_exact, n, at->opt->seed,
                                                          check_stream(n, size.exact_set), input_bound(n), d_holes,
                                                          count);
         CUDA_CHECK_LAUNCH();
         module_reload();
-        input_read_only(size.d_exact, true);
+        harness_read_only(true);
         call_sum(NULL, p, size.d_exact, n, at->block.x, size.d_work, size.work_ints, size.d_sum);
-        input_read_only(size.d_exact, false);
+        harness_read_only(false);
         // The round's record, then each hole's index: a vector read reports
         // its whole width, and only the holes in it count.
         fprintf(f, "census\tround=%d\tn=%u\tblock=%d\tbase=0x%llx\tholes=%d\tper_thread=%d\n", round, n,
@@ -602,12 +603,12 @@ static bool check(const flow_point *at, const contender *c, bool guarded)
     prepare_check(at, guarded);
     if (p) {
         module_reload();
-        input_read_only(in, true);
+        harness_read_only(true);
     }
     call_sum(c->kernel, p, in, n, block, size.d_work, size.work_ints, size.d_sum);
     CUDA_CHECK(cudaDeviceSynchronize());  // a fault inside the kernel is reported here
     if (p)
-        input_read_only(in, false);
+        harness_read_only(false);
     int got;
     CUDA_CHECK(cudaMemcpy(&got, size.d_sum, sizeof got, cudaMemcpyDeviceToHost));
     bool ok = (long long)got == expected;
@@ -679,7 +680,7 @@ static void fresh_input(void *arg, int call)
         CUDA_CHECK(cudaMemsetAsync(r->d_work, POISON_BYTE, r->work_ints * sizeof(int)));
     if (r->plan) {
         module_reload();
-        input_read_only(r->d_in, true);
+        harness_read_only(true);
     }
 }
 
@@ -697,7 +698,7 @@ static void check_sum(void *arg, int call)
     CUDA_CHECK(cudaMemcpy(&got, r->d_out, sizeof got, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&expected, size.d_expected, sizeof expected, cudaMemcpyDeviceToHost));
     if (r->plan)
-        input_read_only(r->d_in, false);
+        harness_read_only(false);
     if ((long long)got != (long long)expected && r->bad++ == 0) {
         r->first_bad = call;
         r->first_got = got;
