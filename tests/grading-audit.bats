@@ -58,7 +58,8 @@ load grading-helpers
 
 # A __device__ buffer as large as a share of the input is room to park
 # elements for another block to sum, where no census of the input looks;
-# a constant table, which no kernel writes, is no such room.
+# a constant table, which no kernel writes, is no such room, nor the text
+# an assert keeps (its function's name, in every instance of a template).
 @test "the launch audit refuses a module with more __device__ memory than the step allows, naming the largest" {
     use_fake_step
     fake_tools
@@ -71,11 +72,11 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason= finding=module_bytes bytes=16777220 most=1024
 }
 
-@test "a constant table and a few __device__ flags are within what the audit allows" {
+@test "a constant table, an assert's text and a few __device__ flags are within what the audit allows" {
     use_fake_step
     fake_tools
     record build pass
-    printf 'global\tname=table\tbytes=65536\tspace=const\nglobal\tname=count\tbytes=4\tspace=global\n' >>"$FAKE/04-fake/build/prog.kernels"
+    printf 'global\tname=table\tbytes=65536\tspace=const\nglobal\tname=count\tbytes=4\tspace=global\nglobal\tname=__unnamed_1\tbytes=2000\tspace=global\ttext=yes\n' >>"$FAKE/04-fake/build/prog.kernels"
     FAKE_OUTPUT=$(
         record_line audit step=04-fake n=1 block=256 kernels=1
         record_line audit step=04-fake n=2 block=256 kernels=1

@@ -312,6 +312,8 @@ PTX
 .global .align 4 .b8 table[8] = {1, 0, 0, 0, 2, 0, 0, 0};
 .global .align 4 .u32 only_here;
 .const .align 4 .b8 lookup[64];
+.global .align 1 .b8 __unnamed_1[9] = {118, 111, 105, 100, 32, 107, 40, 41};
+.global .align 1 .b8 bytes[4] = {1, 2, 3, 4};
 .visible .entry k(
 	.param .u64 k_param_0
 )
@@ -325,7 +327,7 @@ PTX
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a" "$b"
     assert_success
-    assert_output "$(printf 'global\tname=table\tbytes=8\tspace=global\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\tspace=global\nglobal\tname=lookup\tbytes=64\tspace=const\nhidden\tname=counter\tfunction=k')"
+    assert_output "$(printf 'global\tname=table\tbytes=8\tspace=global\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\tspace=global\nglobal\tname=lookup\tbytes=64\tspace=const\nglobal\tname=__unnamed_1\tbytes=9\tspace=global\ttext=yes\nglobal\tname=bytes\tbytes=4\tspace=global\nhidden\tname=counter\tfunction=k')"
 }
 
 # Device-side malloc keeps memory for the context's life, through every
@@ -430,8 +432,8 @@ PTX
     assert_output "$(printf '%s\n' \
         $'kernel\tname=k\tparams=8:8' \
         $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32\twhere=reduction_interleaved.cu:23' \
+        $'op\tname=k\tfamily=vote\tinstruction=activemask.b32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=redux\tinstruction=redux.sync.add.s32\twhere=reduction_interleaved.cu:23' \
-        $'op\tname=k\tfamily=vote\tinstruction=vote.sync.ballot.b32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=bar.red\tinstruction=bar.red.popc.u32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=helper\tfamily=bar.red\tinstruction=barrier.cta.red.popc.aligned.u32' \
         $'op\tname=helper\tfamily=mma\tinstruction=wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32' \

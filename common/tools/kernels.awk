@@ -45,6 +45,19 @@ function count_of(word,    open) {
     return open ? substr(word, open + 1, length(word) - open - 1) + 0 : 1
 }
 
+# A .b8 array whose initializer is all printable characters: text, such as
+# the name of the function an assert() reports (__unnamed_1), not room for
+# a kernel's data.
+function text_bytes(line,    init, count, k, v) {
+    if (line !~ /\.b8[ \t]/ || !match(line, /=[ \t]*\{[0-9, \t]*\}/)) return 0
+    init = substr(line, RSTART, RLENGTH)
+    gsub(/[={} \t]/, "", init)
+    count = split(init, v, ",")
+    for (k = 1; k <= count; k++)
+        if (v[k] + 0 < 32 || v[k] + 0 > 126) return 0
+    return count > 0
+}
+
 # A name with what may follow it on the line ("table[64]", "n,", "x;").
 function name_word(word) {
     sub(/[,;].*/, "", word)
@@ -192,7 +205,7 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
     } else if (p != "" && decl_name !~ /^\$str(\$[0-9]+)?$/ && !(decl_name in listed)) {
         listed[decl_name] = 1
         split(p, sa, ":")
-        print "global\tname=" decl_name "\tbytes=" sa[1] "\tspace=" substr($i, 2)
+        print "global\tname=" decl_name "\tbytes=" sa[1] "\tspace=" substr($i, 2) (text_bytes($0) ? "\ttext=yes" : "")
     }
     next
 }
@@ -243,7 +256,8 @@ END { unfenced_verdict(); ops_out() }
 # a whole tree, without the loads, stores and barriers a lesson counts:
 # shuffles, warp and block sums (redux; bar.red.popc: __syncthreads_count;
 # not the one-bit and/or, nor vote.any/all, which count nothing), ballots
-# and matches (__match_any_sync: a warp's lanes of equal value, which
+# (and __activemask, a ballot made by divergence: inside an if, the lanes
+# that took it) and matches (__match_any_sync: a warp's lanes of equal value, which
 # counts a bit plane),
 # matrix multiply-adds (tensor cores), asynchronous stores and
 # reductions into another block's shared memory, and the bulk copies and
@@ -254,7 +268,7 @@ END { unfenced_verdict(); ops_out() }
 # and every instruction that starts so.
 function op_family(word) {
     if (word ~ /^(shfl|redux|match)(\.|$)/) { sub(/\..*/, "", word); return word }
-    if (word ~ /^vote(\.sync)?\.ballot(\.|$)/) return "vote"
+    if (word ~ /^vote(\.sync)?\.ballot(\.|$)/ || word ~ /^activemask(\.|$)/) return "vote"
     if (word ~ /^bar(rier)?(\.cta)?\.red\.popc(\.|$)/) return "bar.red"
     if (word ~ /^(mma|wmma\.mma|wgmma\.mma_async|tcgen05\.mma)(\.|$)/) return "mma"
     if (word ~ /^(st|red)\.async(\.|$)/) { sub(/\.async.*/, ".async", word); return word }

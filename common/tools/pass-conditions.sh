@@ -85,8 +85,8 @@ family_words() {
     for family in $1; do
         case $family in
         shfl) words+=("warp shuffles") ;;
-        redux) words+=("\`__reduce_add_sync\`") ;;
-        vote) words+=("ballots") ;;
+        redux) words+=("\`__reduce_add_sync\` (or \`cooperative_groups::reduce\`)") ;;
+        vote) words+=("ballots (or \`__activemask\`)") ;;
         match) words+=("\`__match_any_sync\`") ;;
         bar.red) words+=("\`__syncthreads_count\`") ;;
         mma) words+=("tensor cores") ;;
