@@ -1128,10 +1128,10 @@ grade_launch_audit() {
     most_bytes=$(step_setting audit_module_bytes)
     if [ -n "$most_bytes" ]; then
         local module_bytes variables
-        # (Text -- an assert's function name, kept as bytes -- is no room for
-        # data up to TEXT_BYTES in all, which asserts in every instance of a
-        # template can reach.)
-        module_bytes=$(awk -F'\t' -v text_free="$TEXT_BYTES" -f "$RECORDS_READER" -f <(echo '$1 == "global" && field("space") == "global" { if (field("text") == "yes") t += field("bytes"); else n += field("bytes") } END { print n + (t > text_free ? t - text_free : 0) }') "$(module_table)")
+        # (Text -- an assert's function name, a printf's format -- is no room
+        # for data up to TEXT_BYTES in all, which asserts in every instance
+        # of a template can reach.)
+        module_bytes=$(awk -F'\t' -v text_free="$TEXT_BYTES" -f "$RECORDS_READER" -f <(echo '$1 == "text" { t += field("bytes") } $1 == "global" && field("space") == "global" { if (field("text") == "yes") t += field("bytes"); else n += field("bytes") } END { print n + (t > text_free ? t - text_free : 0) }') "$(module_table)")
         if [ "$module_bytes" -gt "$most_bytes" ]; then
             variables=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "global" && field("space") == "global" { print "  " field("name") ": " field("bytes") " bytes" (field("text") == "yes" ? " of text" : "") }') "$(module_table)" | sort -t: -k2 -n -r | head -n 5)
             record audit fail finding=module_bytes bytes="$module_bytes" most="$most_bytes"

@@ -313,7 +313,7 @@ PTX
 .global .align 4 .u32 only_here;
 .const .align 4 .b8 lookup[64];
 .global .align 1 .b8 __unnamed_1[9] = {118, 111, 105, 100, 32, 107, 40, 41};
-.global .align 1 .b8 bytes[4] = {1, 2, 3, 4};
+.global .align 1 .b8 bytes[4] = {1, 0, 3, 4};
 .visible .entry k(
 	.param .u64 k_param_0
 )
@@ -327,7 +327,34 @@ PTX
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a" "$b"
     assert_success
-    assert_output "$(printf 'global\tname=table\tbytes=8\tspace=global\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\tspace=global\nglobal\tname=lookup\tbytes=64\tspace=const\nglobal\tname=__unnamed_1\tbytes=9\tspace=global\ttext=yes\nglobal\tname=bytes\tbytes=4\tspace=global\nhidden\tname=counter\tfunction=k')"
+    assert_output "$(printf 'global\tname=table\tbytes=8\tspace=global\ntext\tname=$str\tbytes=4\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\tspace=global\nglobal\tname=lookup\tbytes=64\tspace=const\nglobal\tname=__unnamed_1\tbytes=9\tspace=global\ttext=yes\nglobal\tname=bytes\tbytes=4\tspace=global\nhidden\tname=counter\tfunction=k')"
+}
+
+# Inline PTX can close its function's body with a brace and declare memory
+# at the module's scope after it, on the same line or the next, named as
+# nvcc names printf's strings ($str$N): each declaration is read from its
+# own statement, and a $str that is not text is refused as hidden.
+@test "kernels.awk finds a variable declared after a brace, and one named like printf's text that is none" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    cat >"$a" <<'PTX'
+.global .align 1 .b8 $str[6] = {104, 105, 32, 37, 100, 10};
+.visible .func declare_ring()
+{
+	// begin inline asm
+	ret;
+} .global .align 16 .b8 ring[4194304]; .global .align 16 .b8 $str$77[4194304];
+.func spare_function()
+{
+	// end inline asm
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    assert_output "$(printf '%s\n' \
+        $'text\tname=$str\tbytes=6' \
+        $'global\tname=ring\tbytes=4194304\tspace=global' \
+        $'hidden\tname=$str$77\tfunction=')"
 }
 
 # Device-side malloc keeps memory for the context's life, through every

@@ -45,17 +45,19 @@ function count_of(word,    open) {
     return open ? substr(word, open + 1, length(word) - open - 1) + 0 : 1
 }
 
-# A .b8 array whose initializer is all printable characters: text, such as
-# the name of the function an assert() reports (__unnamed_1), not room for
-# a kernel's data.
-function text_bytes(line,    init, count, k, v) {
+# A .b8 array initialized with characters (no byte 0 but at its end):
+# text, such as the name of the function an assert() reports (__unnamed_1)
+# or a printf's format ($str), not room for a kernel's data.
+function text_bytes(line,    init, count, k, v, ended) {
     if (line !~ /\.b8[ \t]/ || !match(line, /=[ \t]*\{[0-9, \t]*\}/)) return 0
     init = substr(line, RSTART, RLENGTH)
     gsub(/[={} \t]/, "", init)
     count = split(init, v, ",")
-    for (k = 1; k <= count; k++)
-        if (v[k] + 0 < 32 || v[k] + 0 > 126) return 0
-    return count > 0
+    for (k = 1; k <= count; k++) {
+        if (v[k] + 0 == 0) ended = 1
+        else if (ended || v[k] + 0 > 255) return 0
+    }
+    return count > 0 && !(count == 1 && ended)
 }
 
 # A name with what may follow it on the line ("table[64]", "n,", "x;").
@@ -193,21 +195,52 @@ in_params && /^[ \t]*\.param/ {
 
 in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_params = 0; next }
 
-# A variable of the module's, at file scope: .global or .const, not the
-# strings device printf keeps ($str, $str$1, ...; a variable of the file's
-# may start with $ too). Inside a function, only inline PTX declares one.
-/^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(global|const)[ \t]/ && !/\.extern/ {
+# A variable of the module's: .global or .const, each declaration read from
+# its own statement, wherever it stands on a line (inline PTX can close its
+# function's body with a brace and declare one after it). At file scope, a
+# global record; inside a function (only inline PTX declares one there), a
+# hidden one, which the program refuses. The strings device printf keeps
+# ($str, $str$1, ...) are text, left out; a variable named so that is not
+# text is as good as hidden (no reset finds it), and listed so.
+function declaration(statement, depth,    saved, i, p, is_text) {
+    saved = $0
+    $0 = statement
     for (i = 1; i <= NF; i++) if ($i == ".global" || $i == ".const") break
     p = declared(i + 1)
-    if (p != "" && at > 0) {
+    is_text = text_bytes(statement)
+    if (p != "" && depth > 0) {
         if (!((decl_name, current) in hidden)) print "hidden\tname=" decl_name "\tfunction=" current
         hidden[decl_name, current] = 1
-    } else if (p != "" && decl_name !~ /^\$str(\$[0-9]+)?$/ && !(decl_name in listed)) {
+    } else if (p != "" && decl_name ~ /^\$str(\$[0-9]+)?$/) {
+        split(p, sa, ":")
+        if (!is_text) print "hidden\tname=" decl_name "\tfunction="
+        else if (!(decl_name in listed)) print "text\tname=" decl_name "\tbytes=" sa[1]
+        listed[decl_name] = 1
+    } else if (p != "" && !(decl_name in listed)) {
         listed[decl_name] = 1
         split(p, sa, ":")
-        print "global\tname=" decl_name "\tbytes=" sa[1] "\tspace=" substr($i, 2) (text_bytes($0) ? "\ttext=yes" : "")
+        print "global\tname=" decl_name "\tbytes=" sa[1] "\tspace=" substr($i, 2) (is_text ? "\ttext=yes" : "")
     }
-    next
+    $0 = saved
+}
+{
+    declarations = 0
+    n_decl = split(code, decl_statement, ";")
+    decl_depth = at
+    for (q = 1; q <= n_decl; q++) {
+        lead = decl_statement[q]
+        while (match(lead, /^[ \t]*[{}]/)) {
+            decl_depth += substr(lead, RSTART + RLENGTH - 1, 1) == "{" ? 1 : -1
+            lead = substr(lead, RSTART + RLENGTH)
+        }
+        if (lead ~ /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(global|const)[ \t]/ && lead !~ /\.extern/) {
+            declaration(lead ";", decl_depth)
+            declarations++
+        }
+        rest = lead
+        decl_depth += gsub(/\{/, "{", rest) - gsub(/\}/, "}", rest)
+    }
+    if (declarations && n_decl <= declarations + 1) next
 }
 
 # A block that takes a ticket -- a global atomic whose old value it uses,
