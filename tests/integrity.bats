@@ -354,7 +354,7 @@ PTX
     assert_output "$(printf '%s\n' \
         $'text\tname=$str\tbytes=6' \
         $'global\tname=ring\tbytes=4194304\tspace=global' \
-        $'hidden\tname=$str$77\tfunction=')"
+        $'hidden\tname=$str$77\tfunction=(module scope)')"
 }
 
 # Device-side malloc keeps memory for the context's life, through every

@@ -213,7 +213,7 @@ function declaration(statement, depth,    saved, i, p, is_text) {
         hidden[decl_name, current] = 1
     } else if (p != "" && decl_name ~ /^\$str(\$[0-9]+)?$/) {
         split(p, sa, ":")
-        if (!is_text) print "hidden\tname=" decl_name "\tfunction="
+        if (!is_text) print "hidden\tname=" decl_name "\tfunction=(module scope)"
         else if (!(decl_name in listed)) print "text\tname=" decl_name "\tbytes=" sa[1]
         listed[decl_name] = 1
     } else if (p != "" && !(decl_name in listed)) {
