@@ -657,8 +657,8 @@ family_in_cuda() {
     match) echo "a match of a warp's values: __match_any_sync, __match_all_sync" ;;
     bar.red) echo "a barrier that counts: __syncthreads_count" ;;
     mma) echo "a tensor core's multiply-add: wmma, mma.sync" ;;
-    st.async | red.async) echo "an asynchronous store or reduction into a cluster's shared memory" ;;
-    cp.async.bulk) echo "a bulk copy or reduction of the TMA (cp.async.bulk)" ;;
+    st.async | red.async) echo "an asynchronous store or add into a cluster's shared memory" ;;
+    cp.async.bulk) echo "a bulk copy, or a bulk add, of the TMA (cp.async.bulk)" ;;
     cluster) echo "a cluster: __cluster_dims__, a launch with a cluster dimension, or cooperative_groups::this_cluster()" ;;
     *) echo "$1" ;;
     esac
