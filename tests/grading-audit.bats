@@ -8,6 +8,15 @@ load grading-helpers
 # Every audit here runs its census (at the fake step, a step of levels) with
 # the fake compute-sanitizer of fake_tools: by default, a census of no holes.
 
+# The program's records: sizes 1 and 2 audited, no finding, the sums right.
+two_sizes_audited() {
+    FAKE_OUTPUT=$(
+        record_line audit step=04-fake n=1 block=256 kernels=1
+        record_line audit step=04-fake n=2 block=256 kernels=1
+        record_line summary step=04-fake result=correct
+    )
+}
+
 @test "the launch audit test fails on a finding, in the program's words" {
     use_fake_step
     fake_tools
@@ -29,11 +38,7 @@ load grading-helpers
     fake_tools
     record build pass
     printf 'op\tname=_Z4minePKiPij\tfamily=cluster\tinstruction=.explicitcluster\n' >>"$FAKE/04-fake/build/prog.kernels"
-    FAKE_OUTPUT=$(
-        record_line audit step=04-fake n=1 block=256 kernels=1
-        record_line audit step=04-fake n=2 block=256 kernels=1
-        record_line summary step=04-fake result=correct
-    )
+    two_sizes_audited
     run grade_launch_audit 256 1 2
     assert_failure
     assert_output --partial "the launch audit refuses instructions of your kernels at step 04:"
@@ -46,11 +51,7 @@ load grading-helpers
     fake_tools
     record build pass
     printf 'op\tname=_Z4minePKiPij\tfamily=shfl\tinstruction=shfl.sync.down.b32\n' >>"$FAKE/04-fake/build/prog.kernels"
-    FAKE_OUTPUT=$(
-        record_line audit step=04-fake n=1 block=256 kernels=1
-        record_line audit step=04-fake n=2 block=256 kernels=1
-        record_line summary step=04-fake result=correct
-    )
+    two_sizes_audited
     run grade_launch_audit 256 1 2
     assert_success
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
@@ -77,11 +78,7 @@ load grading-helpers
     fake_tools
     record build pass
     printf 'global\tname=table\tbytes=65536\tspace=const\nglobal\tname=count\tbytes=4\tspace=global\nglobal\tname=__unnamed_1\tbytes=2000\tspace=global\ttext=yes\n' >>"$FAKE/04-fake/build/prog.kernels"
-    FAKE_OUTPUT=$(
-        record_line audit step=04-fake n=1 block=256 kernels=1
-        record_line audit step=04-fake n=2 block=256 kernels=1
-        record_line summary step=04-fake result=correct
-    )
+    two_sizes_audited
     run grade_launch_audit 256 1 2
     assert_success
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
@@ -105,11 +102,7 @@ load grading-helpers
     use_fake_step
     fake_tools
     record build pass
-    FAKE_OUTPUT=$(
-        record_line audit step=04-fake n=1 block=256 kernels=1
-        record_line audit step=04-fake n=2 block=256 kernels=1
-        record_line summary step=04-fake result=correct
-    )
+    two_sizes_audited
     run grade_launch_audit 256 1 2
     assert_success
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass
