@@ -648,6 +648,16 @@ forbidden_instructions() {
     done
 }
 
+# module_findings KIND FIELD: the module table's KIND records (kernels.awk),
+# one a line: "  VALUE in FUNCTION", VALUE the record's FIELD.
+module_findings() {
+    local value name
+    awk -F'\t' -v kind="$1" -v key="$2" -f "$RECORDS_READER" -f <(echo '$1 == kind { print field(key), field("name") }') \
+        "$(module_table)" 2>/dev/null | while read -r value name; do
+        printf '  %s in %s\n' "$value" "$(kernel_base_name "$name")"
+    done
+}
+
 # family_in_cuda FAMILY: what a learner writes that compiles to it.
 family_in_cuda() {
     case $1 in
@@ -958,11 +968,7 @@ grade_sanitize() {
     require_correct sanitize sanitized || return
     local sanitizer args clocks
     # A kernel that reads a clock can tell a watched run from a timed one.
-    local register name
-    clocks=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "clock" { print field("register"), field("name") }') \
-        "$(module_table)" 2>/dev/null | while read -r register name; do
-        printf '  %s in %s\n' "$register" "$(kernel_base_name "$name")"
-    done)
+    clocks=$(module_findings clock register)
     if [ -n "$clocks" ]; then
         record sanitize fail reason="reads clocks"
         fail "$(printf 'your kernels read a clock, the SM, the warp slot or the launch they run on, or keep memory between launches, so they can tell a run under the sanitizers from a timed one and behave otherwise in each; a kernel of this step has no use for it (one you did not write comes from a library: libcu++'"'"'s cuda::barrier times its wait with %%globaltimer, where __syncthreads() reads no clock):\n%s' "$clocks")"
@@ -970,11 +976,8 @@ grade_sanitize() {
     fi
     # A race in global memory between blocks, which no tool watches: a ticket
     # taken with an atomic and no fence (kernels.awk, unfenced).
-    local unfenced instruction
-    unfenced=$(awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "unfenced" { print field("instruction"), field("name") }') \
-        "$(module_table)" 2>/dev/null | while read -r instruction name; do
-        printf '  %s in %s\n' "$instruction" "$(kernel_base_name "$name")"
-    done)
+    local unfenced
+    unfenced=$(module_findings unfenced instruction)
     if [ -n "$unfenced" ]; then
         record sanitize fail reason="no fence"
         fail "$(printf 'your kernels take a ticket with a global atomic (its old value used, as a last block learns that it is last) and have no memory fence: another block'"'"'s partial sum may not be visible yet when its ticket is, a race in global memory that none of the sanitizers watches. Put __threadfence() between a block'"'"'s store of what the last block reads and its atomic (CUDA'"'"'s threadFenceReduction sample), or make the atomic release and acquire (cuda::atomic_ref, memory_order_acq_rel):\n%s' "$unfenced")"

@@ -216,6 +216,18 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reason=no fence"
 }
 
+@test "the sanitizer test fails a kernel that reads a clock, naming it, before any tool runs" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    printf 'clock\tname=_Z4minePKiPij\tregister=%%globaltimer\n' >>"$FAKE/04-fake/build/prog.kernels"
+    run grade_sanitize
+    assert_failure
+    assert_output --partial "your kernels read a clock"
+    assert_output --partial "  %globaltimer in mine"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reason=reads clocks"
+}
+
 @test "the sanitizer test skips without compute-sanitizer" {
     use_fake_step
     fake_tools
