@@ -71,6 +71,7 @@ load grading-helpers
 # the first later step whose lesson allows it (steps.conf lesson_forbids).
 @test "the steps that refuse shuffles point to the first lesson that allows them, and none allows tensor cores" {
     source "$WORKBOOK_DIR/grading/lib.bash"
+    manifest_steps | grep -qx 07-unrolled || skip "no step 07 here: a handout of an earlier step leaves the later ones out"
     STEP=04-reduction-interleaved
     assert_equal "$(taught_at shfl)" 07
     assert_equal "$(taught_at redux)" 07
