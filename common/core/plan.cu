@@ -67,6 +67,8 @@ static struct {
     decltype(&cuMemMap) mem_map;
     decltype(&cuMemUnmap) mem_unmap;
     decltype(&cuMemSetAccess) mem_set_access;
+    decltype(&cuDeviceGet) device_get;
+    decltype(&cuDeviceGetAttribute) device_get_attribute;
     bool open;
 } driver;
 
@@ -106,6 +108,8 @@ static void open_driver(void)
     DRIVER_CALL(mem_map, "cuMemMap");
     DRIVER_CALL(mem_unmap, "cuMemUnmap");
     DRIVER_CALL(mem_set_access, "cuMemSetAccess");
+    DRIVER_CALL(device_get, "cuDeviceGet");
+    DRIVER_CALL(device_get_attribute, "cuDeviceGetAttribute");
 #undef DRIVER_CALL
     driver.open = true;
 }
@@ -123,10 +127,14 @@ static void open_driver(void)
 // memory calls, so that its access can change: read-write while the harness
 // fills it, read-only while a learner's call runs, when a store to it
 // faults.
+// A GPU without the virtual memory calls (the device attribute says so)
+// gets plain memory, which no call can make read-only: the program still
+// checks and times there, with this defense off.
 typedef struct {
     CUdeviceptr address;
     size_t bytes;  // as mapped: a whole number of the granularity
     CUmemGenericAllocationHandle handle;
+    bool plain;  // cudaMalloc'ed: no access to change
 } harness_mapping;
 
 enum { MAX_MAPPINGS = 16 };
@@ -135,6 +143,8 @@ static bool mappings_read_only;
 
 static void mapping_access(harness_mapping *m, bool read_only)
 {
+    if (m->plain)
+        return;
     int device;
     CUDA_CHECK(cudaGetDevice(&device));
     CUmemAccessDesc access = {};
@@ -153,8 +163,17 @@ void *harness_alloc(size_t bytes)
             m = &mappings[i];
     if (!m)
         die(EXIT_CUDA, "internal error: more than %d buffers of the harness's at once", MAX_MAPPINGS);
-    int device;
+    int device, vmm = 0;
+    CUdevice handle;
     CUDA_CHECK(cudaGetDevice(&device));
+    CU_CHECK(driver.device_get(&handle, device));
+    CU_CHECK(driver.device_get_attribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, handle));
+    if (!vmm) {
+        void *p;
+        CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+        *m = (harness_mapping){.address = (CUdeviceptr)(uintptr_t)p, .bytes = bytes, .plain = true};
+        return p;
+    }
     CUmemAllocationProp prop = {};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -177,6 +196,11 @@ void harness_free(void *p)
         harness_mapping *m = &mappings[i];
         if (m->address && m->address == (CUdeviceptr)(uintptr_t)p) {
             CUDA_CHECK(cudaDeviceSynchronize());
+            if (m->plain) {
+                CUDA_CHECK(cudaFree(p));
+                memset(m, 0, sizeof *m);
+                return;
+            }
             CU_CHECK(driver.mem_unmap(m->address, m->bytes));
             CU_CHECK(driver.mem_address_free(m->address, m->bytes));
             CU_CHECK(driver.mem_release(m->handle));

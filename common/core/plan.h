@@ -91,8 +91,8 @@ void module_reload(void);
 // read-write for the harness to fill, until harness_read_only(true) maps
 // all of it read-only -- for a learner's call, outside any timed span: a
 // kernel's store to any of it then faults -- and harness_read_only(false)
-// back. Each waits for the GPU first. Exits 3 where the driver cannot map
-// memory so.
+// back. Each waits for the GPU first. On a GPU without the driver's virtual
+// memory calls the memory is plain, and stays writable.
 void *harness_alloc(size_t bytes);
 void harness_free(void *p);
 void harness_read_only(bool read_only);
