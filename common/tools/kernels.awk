@@ -3,13 +3,17 @@
 # step's program and its planner (plan.h). One line each:
 #
 #   kernel<TAB>name=MANGLED<TAB>params=SIZE:ALIGN,...   a kernel, its parameters in order
-#   global<TAB>name=NAME<TAB>bytes=N<TAB>space=global   a __device__ (space=global) or __constant__
-#                                                     (space=const) variable
+#   global<TAB>name=NAME<TAB>bytes=N<TAB>space=global[<TAB>text=yes]
+#                                                     a __device__ (space=global) or __constant__
+#                                                     (space=const) variable; text=yes: bytes
+#                                                     initialized as text (an assert's name)
+#   text<TAB>name=$str<TAB>bytes=N                     a printf's format, which the program
+#                                                     leaves alone
 #   hidden<TAB>name=NAME<TAB>function=FUNCTION         a .global or .const declared inside a
-#                                                     function (inline PTX): memory that
-#                                                     outlives a launch under a name that
-#                                                     ptxas changes, which no copy between
-#                                                     launches can find (the program refuses it)
+#                                                     function (inline PTX), or named as printf's
+#                                                     text without being text: memory that no
+#                                                     copy between launches can find (the
+#                                                     program refuses it)
 #   op<TAB>name=FUNCTION<TAB>family=shfl<TAB>instruction=shfl.sync.down.b32[<TAB>where=FILE.cu:42]
 #                                                     a function that uses an instruction of a
 #                                                     family a step's lesson may leave out
@@ -18,6 +22,10 @@
 #                                                     and the source line it came from where
 #                                                     the PTX says (-lineinfo); after the rest
 #                                                     of its file's lines
+#   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
+#                                                     a function that takes a ticket with a global
+#                                                     atomic after a store and loads after it,
+#                                                     with no fence (see ticket_watch)
 #   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's or the
 #                                                     warp slot's id, the launch's (%gridid) or a
 #                                                     performance counter, or keeps memory between
