@@ -922,9 +922,14 @@ grade_lesson() {
         return
     fi
     local yours start yours_launches start_launches
-    read -r start start_launches <<<"$(lesson_value "$csv" "$metric" "$starts" 2>&1)" ||
-        { fail "$(printf 'ncu gave no %s:\n%s' "$metric" "$start")"; return; }
-    read -r yours yours_launches <<<"$(lesson_value "$csv" "$metric" "$mine" 2>&1)"
+    local value
+    # (A metric ncu did not give fails the test: it is never read as 0.)
+    value=$(lesson_value "$csv" "$metric" "$starts" 2>&1) ||
+        { record lesson fail reason="no metric"; fail "$(printf 'ncu gave no %s:\n%s' "$metric" "$value")"; return; }
+    read -r start start_launches <<<"$value"
+    value=$(lesson_value "$csv" "$metric" "$mine" 2>&1) ||
+        { record lesson fail reason="no metric"; fail "$(printf 'ncu gave no %s:\n%s' "$metric" "$value")"; return; }
+    read -r yours yours_launches <<<"$value"
     [ -n "$start" ] || { fail "$(printf 'ncu saw no launch of the starting kernel %s; it saw:\n%s' "$start_kernel" "$(profiled_kernels "$csv" | while read -r k; do kernel_base_name "$k"; done)")"; return; }
     [ -n "$yours" ] || { fail "$(printf 'ncu saw no launch of %s from your file; it saw:\n%s' "$graded_kernel" "$(profiled_kernels "$csv" | while read -r k; do kernel_base_name "$k"; done)")"; return; }
     local file factor

@@ -30,6 +30,20 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail yours=55 start=45 factor=2.0 thresholds=thresholds.conf
 }
 
+@test "the lesson test fails, never passes, when ncu's page lacks a counter of the figure" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    # A page without the lesson's counter: no figure to compare, so no
+    # point, whatever else it holds (read as 0 against 0, it would pass).
+    FAKE_CSV=$(lesson_csv 220 220 | sed 's/smsp__stores.sum/smsp__other.sum/')
+    run grade_lesson
+    assert_failure
+    assert_output --partial "ncu gave no smsp__stores.sum/launch__grid_size"
+    assert_output --partial "missing metric: smsp__stores.sum"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail reason="no metric"
+}
+
 # A shuffle, a warp sum, a ballot, a matrix multiply-add: each does the
 # counted work where the counter cannot see it, so the figure would pass a
 # kernel without the step's idea (steps.conf lesson_forbids).
