@@ -112,9 +112,12 @@ named() {
 }
 
 @test "the reader's per-line sums give back the lesson test's own figures" {
-    # Step 04's counter, warp-level shared stores per block, summed over the
-    # lines: 8 + 47 for the % tree and 8 + 12 for the solution (steps.conf).
-    for run in 04-modulo-tree:55 04-mask-tree:55 04-solution:20; do
+    # Step 04's counter, warp-level loads and stores per block (shared and
+    # global), summed over the lines: the input's 8 loads and 8 stores, the
+    # levels' 2 loads and 1 store in each warp with a busy thread (47 in the
+    # % tree, 12 in the solution), thread 0's load of the sum and its store:
+    # 8 + 8 + 141 + 2 = 159 and 8 + 8 + 36 + 2 = 54 (steps.conf).
+    for run in 04-modulo-tree:159 04-mask-tree:159 04-solution:54; do
         pages "${run%%:*}"
         blocks=$(awk -f "$WORKBOOK_DIR/common/tools/ncu_csv.awk" -f <(echo '/^"ID"/ { split_csv($0, h); for (i in h) c[h[i]] = i; n = 1; next }
             n == 1 { n = 2; next } n == 2 { split_csv($0, f); v = f[c["launch__grid_size"]]; gsub(/,/, "", v); s += v } END { print s }') "$RAW")
@@ -313,8 +316,9 @@ use_grader() {
 @test "the lesson test's failure ends with the culprit line" {
     use_grader 04-reduction-interleaved reduction_interleaved
     # ncu's raw page for the lesson test (as tests/grading-helpers.bash fakes
-    # it): the mask tree handed in, as many warp-level shared stores (55 per
-    # block) and global ones (its partial sum) as the given kernel; and the learner's kernel, as the table of its module
+    # it): the mask tree handed in, as many warp-level shared loads and
+    # stores (95 and 55 per block) and global ones (the input's 8 loads, its
+    # partial sum) as the given kernel; and the learner's kernel, as the table of its module
     # (build/PROGRAM.kernels, common/tools/kernels.awk) names it.
     mkdir -p "$BATS_TEST_TMPDIR/tools"
     cat >"$BATS_TEST_TMPDIR/tools/ncu" <<'SCRIPT'
@@ -327,15 +331,15 @@ SCRIPT
     PATH=$BATS_TEST_TMPDIR/tools:$PATH
     GRADE_NCU=$BATS_TEST_TMPDIR/tools/ncu
     export FAKE_CSV
-    FAKE_CSV=$(printf '"ID","Kernel Name","launch__grid_size","smsp__sass_inst_executed_op_shared_st.sum","smsp__sass_inst_executed_op_global_st.sum"\n"","","","",""\n'
-        printf '"0","_Z28reduce_interleaved_divergentPKiPij","4,096","225,280","4,096"\n"1","_Z26reduce_interleaved_stridedPKiPij","4,096","225,280","4,096"\n')
+    FAKE_CSV=$(printf '"ID","Kernel Name","launch__grid_size","smsp__sass_inst_executed_op_shared_ld.sum","smsp__sass_inst_executed_op_shared_st.sum","smsp__sass_inst_executed_op_global_ld.sum","smsp__sass_inst_executed_op_global_st.sum"\n"","","","","","",""\n'
+        printf '"0","_Z28reduce_interleaved_divergentPKiPij","4,096","389,120","225,280","32,768","4,096"\n"1","_Z26reduce_interleaved_stridedPKiPij","4,096","389,120","225,280","32,768","4,096"\n')
     printf '04 lesson 2.0\n' >>"$GRADE_THRESHOLDS"
     record check-256 pass
     pages 04-mask-tree
     GRADE_EXPLAIN_PAGES="$PAGE $RAW"
     run grade_lesson
     assert_failure
-    assert_output --partial "reduce_interleaved_strided: 229376 $(step_field 04 lesson_what) over its 1 launches"
+    assert_output --partial "reduce_interleaved_strided: 651264 $(step_field 04 lesson_what) over its 1 launches"
     assert_output --partial "(see it yourself: make profile EX=04)"$'\n'"Where, in one profiled run (make explain EX=04 shows more):"
     assert_line --index $((${#lines[@]} - 1)) --partial "  reduction_interleaved.cu:22: divergent warps, 5.4 of 32 threads busy per warp: partial[tid] += partial[tid + s];"
 }

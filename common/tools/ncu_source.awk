@@ -55,10 +55,14 @@ BEGIN {
     per_line["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] = "global_st:sectors"
     per_line["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] = "global_ld:inst"
     per_line["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] = "global_st:inst"
+    per_line["smsp__sass_inst_executed_op_global_ld.sum"] = "global_ld:inst"
+    per_line["smsp__sass_inst_executed_op_global_st.sum"] = "global_st:inst"
     per_line["smsp__sass_inst_executed_op_shared_ld.sum"] = "shared_ld:requests"
     per_line["smsp__sass_inst_executed_op_shared_st.sum"] = "shared_st:requests"
     per_line["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = "shared_ld:excess"
     per_line["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] = "shared_st:excess"
+    per_line["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] = "shared_ld:wavefronts"
+    per_line["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] = "shared_st:wavefronts"
     per_line["smsp__inst_executed.sum"] = "any:inst"
     # The same work done by other instructions (atomics, reductions, copies
     # to shared memory), which a lesson counts too: no line is shown for
@@ -67,7 +71,11 @@ BEGIN {
     split("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum " \
           "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum " \
           "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum " \
-          "smsp__sass_inst_executed_op_shared_atom.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", other, " ")
+          "smsp__sass_inst_executed_op_shared_atom.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum " \
+          "smsp__sass_inst_executed_op_global_atom.sum smsp__sass_inst_executed_op_global_red.sum " \
+          "smsp__sass_inst_executed_op_shared_stsm.sum smsp__sass_inst_executed_op_ldsm.sum " \
+          "smsp__sass_inst_executed_op_ldgsts.sum l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum " \
+          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum", other, " ")
     for (o in other) per_line[other[o]] = "other:none"
     terms = 0
     if (lesson != "") {
@@ -144,6 +152,7 @@ block > 0 {
     requests = executed
     excess = 0
     s = 0
+    w = 0
     if (space == "Global") {
         if (kind == "global_ld") add(where, "g_ld", executed)
         if (kind == "global_st") add(where, "g_st", executed)
@@ -178,6 +187,7 @@ block > 0 {
         else if (part[2] == "sectors") add(where, "lesson", s)
         else if (part[2] == "requests") add(where, "lesson", requests)
         else if (part[2] == "excess") add(where, "lesson", excess)
+        else if (part[2] == "wavefronts") add(where, "lesson", w)
     }
 }
 
