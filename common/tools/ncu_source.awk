@@ -75,6 +75,7 @@ BEGIN {
           "smsp__sass_inst_executed_op_global_atom.sum smsp__sass_inst_executed_op_global_red.sum " \
           "smsp__sass_inst_executed_op_shared_stsm.sum smsp__sass_inst_executed_op_ldsm.sum " \
           "smsp__sass_inst_executed_op_ldgsts.sum l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum " \
+          "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum " \
           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum", other, " ")
     for (o in other) per_line[other[o]] = "other:none"
     terms = 0
