@@ -460,12 +460,14 @@ PTX
         $'kernel\tname=k\tparams=8:8' \
         $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=vote\tinstruction=activemask.b32\twhere=reduction_interleaved.cu:23' \
+        $'op\tname=k\tfamily=atom.shared\tinstruction=atom.shared.add.u32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=redux\tinstruction=redux.sync.add.s32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=bar.red\tinstruction=bar.red.popc.u32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=helper\tfamily=bar.red\tinstruction=barrier.cta.red.popc.aligned.u32' \
         $'op\tname=helper\tfamily=mma\tinstruction=wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32' \
         $'op\tname=helper\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32' \
         $'op\tname=helper\tfamily=st.async\tinstruction=st.async.shared::cluster.mbarrier::complete_tx::bytes.u32' \
+        $'op\tname=helper\tfamily=cluster\tinstruction=st.async.shared::cluster.mbarrier::complete_tx::bytes.u32' \
         $'op\tname=helper\tfamily=red.async\tinstruction=red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32' \
         $'op\tname=_Z4warpi\tfamily=shfl\tinstruction=shfl.sync.down.b32' \
         $'op\tname=_Z4warpi\tfamily=match\tinstruction=match.any.sync.b32')"
@@ -582,16 +584,77 @@ $L__BB0_1:
 	setp.eq.s32 	%p1, %r27, %r9;
 	ret;
 }
+.visible .entry late(
+	.param .u64 late_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	atom.global.inc.u32 	%r37, [%rd14], 1;
+	membar.gl;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry exchanged(
+	.param .u64 exchanged_param_0
+)
+{
+	atom.global.exch.b32 	%r1, [%rd2], %r3;
+	atom.global.inc.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry sample(
+	.param .u64 sample_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	membar.gl;
+	atom.global.inc.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.volatile.global.u32 	%r40, [%rd15];
+	ret;
+}
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
+    # A fence after the ticket orders nothing before it (late), and a
+    # partial sum put in place by an atomic is written as a store is
+    # (exchanged); the fence of CUDA's threadFenceReduction sample is
+    # between the store and the ticket (sample).
     assert_output "$(printf '%s\n' \
         $'kernel\tname=bare\tparams=8:8' \
         $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
         $'kernel\tname=queue\tparams=8:8' \
         $'kernel\tname=fenced\tparams=8:8' \
         $'kernel\tname=ordered\tparams=8:8' \
-        $'kernel\tname=unused\tparams=8:8')"
+        $'kernel\tname=unused\tparams=8:8' \
+        $'kernel\tname=late\tparams=8:8' \
+        $'unfenced\tname=late\tinstruction=atom.global.inc.u32' \
+        $'kernel\tname=exchanged\tparams=8:8' \
+        $'unfenced\tname=exchanged\tinstruction=atom.global.inc.u32' \
+        $'kernel\tname=sample\tparams=8:8' \
+        $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32')"
+}
+
+@test "kernels.awk reads a carriage return, form feed or vertical tab as a space, and a predicate spaced out" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    {
+        printf '.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n'
+        # A variable hidden behind a carriage return, as in asm("{ \r.global ...").
+        printf '\t{ \r.global .align 16 .b8 ring[4194304]; .reg .u64 a; mov.u64 a, ring; }\n'
+        printf '\t@ %%p1 shfl.sync.down.b32 \t%%r2, %%r1, 16, 31, -1;\n'
+        printf '\t@! %%p2\fredux.sync.add.s32 %%r8, %%r7, -1;\n'
+        printf '\t%%r9 = 0;\v%%r10 = %%total_smem_size;\n'
+        printf '\tret;\n}\n'
+    } >"$a"
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    assert_line --regexp $'^hidden\tname=ring\tfunction=k$'
+    assert_line $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32'
+    assert_line $'op\tname=k\tfamily=redux\tinstruction=redux.sync.add.s32'
+    assert_line --regexp $'^clock\tname=k\tregister=%total_smem_size$'
 }
 
 @test "integrity: a variable declared inside a kernel's inline PTX fails, naming it" {
@@ -635,4 +698,21 @@ PTX
     grep -q '<cuda/std/span>' "$file" || fail "the test's edit did not apply"
     run "$WORKBOOK_DIR/grading/integrity" "$file"
     assert_success
+}
+
+@test "integrity: <iostream> included is clean, though libstdc++ before GCC 13 makes a global object of it; a global object of the file's own beside it is not" {
+    need_solutions
+    local file=$BATS_TEST_TMPDIR/reduction_direct.cu
+    { echo '#include <iostream>  // for the debugging a learner did, and undid'
+      cat "$WORKBOOK_DIR/solutions/06-reduction-direct/reduction_direct.cu"; } >"$file"
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_success
+    # Where the host compiler still puts <iostream>'s object into the file
+    # (GCC 12 and older), the same file with one more global object fails,
+    # naming what that object leaves: the constructor and its registration.
+    printf 'struct counter { counter() { static volatile int calls; calls = 1; } ~counter() {} };\nstatic counter calls;\n' >>"$file"
+    run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 1
+    assert_line --regexp '^\.init_array: 1 function\(s\) that run before or after main'
+    assert_line --regexp '^__cxa_atexit: '
 }

@@ -198,10 +198,11 @@ static void demangle(const char *mangled, char *out, size_t len)
     free(plain);
 }
 
-// "void ns::reduce_unrolled<256u>(int const*, int*, unsigned int)" -> "reduce_unrolled", and its
-// template argument (256), or -1 if it has none. A learner's namespaces,
-// named or anonymous, are no part of the name the step asks for.
-static void kernel_base(const char *name, char *base, size_t len, long *template_arg)
+// "void ns::reduce_unrolled<256u>(int const*, int*, unsigned int)" -> "reduce_unrolled"; returns
+// where its template arguments start ("<256u>(...": '<'), or its parameters
+// where it has none. A learner's namespaces, named or anonymous, are no part
+// of the name the step asks for.
+static const char *kernel_base(const char *name, char *base, size_t len)
 {
     static const char ANONYMOUS[] = "(anonymous namespace)::";
     if (strncmp(name, "void ", 5) == 0)
@@ -217,7 +218,47 @@ static void kernel_base(const char *name, char *base, size_t len, long *template
     }
     size_t n = strcspn(name, "<(");
     snprintf(base, len, "%.*s", (int)n, name);
-    *template_arg = name[n] == '<' ? strtol(name + n + 1, NULL, 10) : -1;
+    return name + n;
+}
+
+// Is one of the template arguments at ARGS ("<int, 256u>(...") the whole
+// number VALUE? The block size may stand anywhere in the list (NVIDIA's
+// reduction sample puts the element type first: reduce<int, 256u>), as the
+// demangler writes it: 256, 256u, 256ul, (unsigned short)256.
+static bool template_args_hold(const char *args, long value)
+{
+    if (*args != '<')
+        return false;
+    const char *p = args + 1;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == '(') {  // a cast the demangler writes for a type without a suffix
+            const char *close = strchr(p, ')');
+            if (close)
+                p = close + 1;
+        }
+        char *stop;
+        long v = strtol(p, &stop, 10);
+        if (stop != p) {
+            while (*stop == 'u' || *stop == 'l' || *stop == 'U' || *stop == 'L')
+                stop++;
+            if ((*stop == ',' || *stop == '>') && v == value)
+                return true;
+        }
+        // On to the next argument at this depth of brackets.
+        int depth = 0;
+        while (*p && !(depth == 0 && (*p == ',' || *p == '>'))) {
+            if (*p == '<' || *p == '(')
+                depth++;
+            else if (*p == '>' || *p == ')')
+                depth--;
+            p++;
+        }
+        if (*p != ',')
+            return false;
+        p++;
+    }
 }
 
 // The grids of reduce_in_passes's levels, into grids; returns how many.
@@ -268,15 +309,14 @@ static void check_facts(audit_context *ctx, const step_facts *f)
         if (a->kind != PLAN_LAUNCH)
             continue;
         char name[AUDIT_NAME_LEN], base[AUDIT_NAME_LEN];
-        long arg;
         demangle(a->kernel_name, name, sizeof name);
-        kernel_base(name, base, sizeof base, &arg);
+        const char *args = kernel_base(name, base, sizeof base);
         if (strcmp(base, f->kernel) != 0) {
             finding(ctx, "your %s launched %s, not %s: this step is about writing that kernel yourself and launching it",
                     f->function, name, f->kernel);
             continue;
         }
-        if (f->block_template && arg != block)
+        if (f->block_template && !template_args_hold(args, block))
             finding(ctx, "your %s launched %s for a block of %d threads: launch the instance for the block asked for, "
                          "%s<%d>",
                     f->function, name, block, f->kernel, block);
