@@ -170,8 +170,11 @@ function code_of(line,    out, i, j, c) {
 
 # How deep in braces the line starts (0: file scope; a function's body and
 # the blocks in it are deeper); a variable's initializer opens and closes
-# its braces on its own line.
+# its braces on its own line. A carriage return, form feed or vertical tab
+# is white space to ptxas, as a space is: so it is here, before any rule
+# reads the line.
 {
+    gsub(/[\r\f\v]/, " ")
     at = depth
     code = code_of($0)
     depth += gsub(/\{/, "{", code) - gsub(/\}/, "}", code)
@@ -257,17 +260,21 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # stores and their tickets (__threadfence(), or an atomic that releases and
 # acquires): without one the last block may read a partial sum not yet
 # visible, a race in global memory that no sanitizer watches. Per function:
-# a ticket is an atom (not red) on global or generic memory, after a store
-# there, whose destination register a later statement reads, with a load
-# from global or generic memory after it: the block stored its part, took
-# its ticket, and (if last) reads the others' parts. A ticket taken before
-# anything is stored (a counter that hands out work) needs no fence.
-# Fenced is a membar or fence, or any instruction that releases or
-# acquires. At the function's end (the next one's start, or the file's),
-# one line if it has a ticket and no fence:
+# a ticket is an atom (not red) on global or generic memory, after a write
+# there with no fence between the two, whose destination register a later
+# statement reads, with a load from global or generic memory after it: the
+# block stored its part, took its ticket, and (if last) reads the others'
+# parts. A write is a store, a red, or an atom that puts a value in place
+# (exch, cas). A ticket taken before anything is written (a counter that
+# hands out work) needs no fence, nor one after a fence: a membar or fence,
+# or any instruction that releases or acquires (a fence after the ticket
+# orders nothing of what came before it). At the function's end (the next
+# one's start, or the file's), one line if it has an unfenced ticket:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
 function ticket_watch(word, operands,    dest, rest, reg) {
-    if (word ~ /^(membar|fence)(\.|$)/ || word ~ /\.(release|acquire|acq_rel)(\.|$)/) { fenced = 1; return }
+    # A fence orders the writes before it: only a write after the last one
+    # can be unseen when a ticket is taken.
+    if (word ~ /^(membar|fence)(\.|$)/ || word ~ /\.(release|acquire|acq_rel)(\.|$)/) { stored = 0; return }
     rest = operands
     while (!ticket_used && match(rest, /%[A-Za-z0-9_$]+/)) {
         reg = substr(rest, RSTART, RLENGTH)
@@ -278,17 +285,20 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         if (word ~ /^st\./) stored = 1
         else if (tickets_after_store) loaded_after = 1
     }
-    if (word ~ /^atom\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
+    if (word ~ /^(atom|red)\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
         dest = operands
         sub(/^[ \t]*/, "", dest)
         sub(/[ \t,].*/, "", dest)
-        if (dest ~ /^%[A-Za-z0-9_$]+$/ && stored) { ticket[dest] = word; tickets_after_store = 1 }
+        if (word ~ /^atom\./ && dest ~ /^%[A-Za-z0-9_$]+$/ && stored) { ticket[dest] = word; tickets_after_store = 1 }
+        # Atomics that put a value in place write as a store does (a partial
+        # sum by atomicExch, or added into place); a counter's add does not.
+        if (word ~ /^red\./ || word ~ /\.(exch|cas)(\.|$)/) stored = 1
     }
 }
 function unfenced_verdict() {
-    if (current != "" && ticket_used && loaded_after && !fenced)
+    if (current != "" && ticket_used && loaded_after)
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
-    split("", ticket); ticket_instruction = ""; ticket_used = 0; fenced = 0
+    split("", ticket); ticket_instruction = ""; ticket_used = 0
     stored = 0; tickets_after_store = 0; loaded_after = 0
 }
 END { unfenced_verdict(); ops_out() }
@@ -315,6 +325,10 @@ function op_family(word) {
     if (word ~ /^(st|red)\.async(\.|$)/) { sub(/\.async.*/, ".async", word); return word }
     if (word ~ /^cp(\.reduce)?\.async\.bulk(\.|$)/) return "cp.async.bulk"
     if (word ~ /^(mapa|getctarank|barrier\.cluster)(\.|$)/ || word ~ /\.shared::cluster(\.|$)/) return "cluster"
+    # An atomic on shared memory, or through a pointer that may point there
+    # (generic): ptxas may make a warp's atomics on one address one (a warp
+    # sum and a single lane's add), a block's sum with no tree at all.
+    if (word ~ /^(atom|red)\./ && (word ~ /\.shared(::cta)?\./ || word !~ /\.(global|shared(::[a-z]+)?|async|param|local)(\.|$)/)) return "atom.shared"
     return ""
 }
 
@@ -342,7 +356,7 @@ at > 0 && current != "" {
         word = statement[s]
         sub(/^[ \t{}]*/, "", word)
         while (sub(/^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/, "", word)) {}
-        sub(/^@!?[A-Za-z0-9_$%]+[ \t]*/, "", word)
+        sub(/^@[ \t]*!?[ \t]*[A-Za-z0-9_$%]+[ \t]*/, "", word)
         operands = word
         sub(/[ \t{}].*/, "", word)
         sub(/^[^ \t{}]*/, "", operands)
@@ -352,12 +366,18 @@ at > 0 && current != "" {
             op_seen[current, family] = 1
             op_record(current, family, word)
         }
+        # A bulk copy or an asynchronous store into another block's shared
+        # memory is of two families: its own, and the cluster's.
+        if (family != "cluster" && word ~ /\.shared::cluster(\.|$)/ && !((current, "cluster") in op_seen)) {
+            op_seen[current, "cluster"] = 1
+            op_record(current, "cluster", word)
+        }
     }
 }
 
 # Where a warp runs (%warpid: its slot on the SM) tells a run whose kernels
 # take more registers, under a tool, from one without: as good as a clock.
-match(code, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|warpid|nwarpid|gridid|pm[0-7](_64)?)([^a-z_0-9]|$)/) {
+match(code, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|warpid|nwarpid|gridid|pm[0-7](_64)?|total_smem_size|aggr_smem_size|envreg[0-9]+)([^a-z_0-9]|$)/) {
     reg = substr(code, RSTART, RLENGTH)
     sub(/[^a-z_0-9%]$/, "", reg)
     key = current SUBSEP reg

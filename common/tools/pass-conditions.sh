@@ -94,6 +94,7 @@ family_words() {
         red.async) words+=("asynchronous reductions") ;;
         cp.async.bulk) words+=("the TMA's bulk copies") ;;
         cluster) words+=("clusters") ;;
+        atom.shared) words+=("atomics on shared memory") ;;
         *) words+=("\`$family\`") ;;
         esac
     done
