@@ -27,7 +27,9 @@
 #                                                     atomic after a store and loads after it,
 #                                                     with no fence (see ticket_watch)
 #   clock<TAB>name=FUNCTION<TAB>register=%clock64      a function that reads a clock, the SM's or the
-#                                                     warp slot's id, the launch's (%gridid) or a
+#                                                     warp slot's id, the launch's (%gridid), the
+#                                                     shared memory a tool may take (%total_smem_size,
+#                                                     %aggr_smem_size) or a
 #                                                     performance counter, or keeps memory between
 #                                                     launches (register=malloc; FUNCTION is the
 #                                                     last one started, or empty before the first)
@@ -377,7 +379,7 @@ at > 0 && current != "" {
 
 # Where a warp runs (%warpid: its slot on the SM) tells a run whose kernels
 # take more registers, under a tool, from one without: as good as a clock.
-match(code, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|warpid|nwarpid|gridid|pm[0-7](_64)?|total_smem_size|aggr_smem_size|envreg[0-9]+)([^a-z_0-9]|$)/) {
+match(code, /%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer|smid|nsmid|warpid|nwarpid|gridid|pm[0-7](_64)?|total_smem_size|aggr_smem_size)([^a-z_0-9]|$)/) {
     reg = substr(code, RSTART, RLENGTH)
     sub(/[^a-z_0-9%]$/, "", reg)
     key = current SUBSEP reg
