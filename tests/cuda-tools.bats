@@ -86,6 +86,7 @@ stand_in_sanitizer() {
     [ "${1:-}" = all ] && noted='$2 $*'
     cat >"$T/compute-sanitizer" <<SCRIPT
 #!/bin/sh
+[ "\$1" != --help ] || exit 0
 echo "$noted" >>"\$TOOLS_ASKED"
 echo "========= ERROR SUMMARY: 0 errors"
 SCRIPT
@@ -128,6 +129,7 @@ grade_fake_step() {
     cat >"$T/compute-sanitizer" <<'SCRIPT'
 #!/bin/sh
 # Each tool takes a second; racecheck finds a hazard.
+[ "$1" != --help ] || exit 0
 echo "$2 start $(date +%s.%N)" >>"$TOOLS_ASKED"
 sleep 1
 if [ "$2" = racecheck ]; then echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 99; fi
@@ -177,6 +179,7 @@ SCRIPT
     cat >"$T/compute-sanitizer" <<'SCRIPT'
 #!/bin/sh
 # Each tool takes two seconds; racecheck finds a hazard at -n 7 and -n 9.
+[ "$1" != --help ] || exit 0
 echo "$2 $*" >>"$TOOLS_ASKED"
 sleep 2
 case " $* " in
@@ -217,4 +220,34 @@ SCRIPT
     printf '#!/bin/sh\nexit 3\n' >"$T/compute-sanitizer"
     COMPUTE_SANITIZER=$T/compute-sanitizer run "$WORKBOOK_DIR/common/tools/sanitize.sh" "$T/busy-program" --tools racecheck --check -n 1
     assert_failure 77
+}
+
+# racecheck leaves out the harness's kernels that zero shared and local
+# memory between launches (most of its time at the small sizes), by their
+# exact names, under the option's name of the tool at hand; every other
+# tool, and every other kernel, is watched as before.
+@test "racecheck leaves out the harness's scrub kernels, by exact name, under either spelling of the option" {
+    local spelling
+    for spelling in --kernel-name-exclude --exclude none; do
+        cat >"$T/compute-sanitizer" <<SCRIPT
+#!/bin/sh
+if [ "\$1" = --help ]; then echo "  $spelling arg   key1=val1,key2=val2,..."; exit 0; fi
+echo "\$*" >>"$T/asked.$spelling"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+        chmod +x "$T/compute-sanitizer"
+        COMPUTE_SANITIZER=$T/compute-sanitizer run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --check -n 1
+        assert_success
+        run grep -c -- "--tool racecheck $([ $spelling = none ] || echo "$spelling kne=_Z19scrub_shared_memoryjb ")" "$T/asked.$spelling"
+        assert_output 1
+        # Only racecheck, and nothing by a part of a name.
+        run grep -E -- '--tool (memcheck|synccheck|initcheck) .*(exclude|kne=)|kns=|regex=' "$T/asked.$spelling"
+        assert_failure
+    done
+    # Four names, no more: the kernels that plan.cu defines, as compiled.
+    local names
+    names=$(sed -n 's/^HARNESS_SCRUBS="\(.*\)"$/\1/p' "$WORKBOOK_DIR/common/tools/sanitize.sh")
+    assert_equal "$(wc -w <<<"$names")" 4
+    assert_equal "$(grep -o 'kne=[^ ]*' "$T/asked.--exclude" | sort -u | wc -l)" 4
+    # (That they are the names plan.cu's kernels compile to: tests/tools.bats.)
 }

@@ -362,3 +362,21 @@ FAKE
     assert_equal "$(cat "$file" 2>/dev/null || echo absent)" "$before"
     [ ! -e "$file.new" ] || fail "a dry run left $file.new"
 }
+
+# sanitize.sh leaves the harness's scrub kernels out of racecheck by their
+# exact mangled names (tests/cuda-tools.bats): names that must be those the
+# kernels compile to, or racecheck would watch them again, at 15 s a step.
+@test "the kernels racecheck leaves out are the names plan.cu's scrub kernels compile to" {
+    local names name
+    names=$(sed -n 's/^HARNESS_SCRUBS="\(.*\)"$/\1/p' "$WORKBOOK_DIR/common/tools/sanitize.sh")
+    [ -n "$names" ] || fail "no HARNESS_SCRUBS in sanitize.sh"
+    command -v nvcc >/dev/null || skip "no nvcc to compile common/core/plan.cu"
+    nvcc -arch=sm_90 -c -o "$BATS_TEST_TMPDIR/plan.o" -I "$WORKBOOK_DIR/common/core" "$WORKBOOK_DIR/common/core/plan.cu" \
+        2>"$BATS_TEST_TMPDIR/nvcc.log" || fail "$(cat "$BATS_TEST_TMPDIR/nvcc.log")"
+    for name in $names; do
+        nm "$BATS_TEST_TMPDIR/plan.o" | grep -q " $name\$" || fail "plan.cu compiles to no kernel $name"
+    done
+    # And every scrub kernel plan.cu has is among them.
+    assert_equal "$(nm "$BATS_TEST_TMPDIR/plan.o" | grep -oE ' _Z[0-9]+scrub_[a-z_]+[A-Za-z0-9_]*$' | tr -d ' ' | sort -u | paste -sd' ')" \
+        "$(tr ' ' '\n' <<<"$names" | sort | paste -sd' ')"
+}
