@@ -9,13 +9,14 @@
 
 load grading-helpers
 
-# The fake ncu and compute-sanitizer, each logging its arguments to $FAKE_LOG too.
+# The fake ncu and compute-sanitizer, each logging its arguments to $FAKE_LOG too
+# (a run's; not a question to the tool itself, such as --help).
 logging_tools() {
     fake_tools
     local tool
     for tool in ncu compute-sanitizer; do
         mv "$TOOLS/$tool" "$TOOLS/real-$tool"
-        printf '#!/usr/bin/env bash\necho "%s $*" >>"$FAKE_LOG"\nexec "%s" "$@"\n' "$tool" "$TOOLS/real-$tool" >"$TOOLS/$tool"
+        printf '#!/usr/bin/env bash\n[ "$1" = --help ] || echo "%s $*" >>"$FAKE_LOG"\nexec "%s" "$@"\n' "$tool" "$TOOLS/real-$tool" >"$TOOLS/$tool"
         chmod +x "$TOOLS/$tool"
     done
 }
