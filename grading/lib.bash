@@ -986,7 +986,7 @@ grade_sanitize() {
     unfenced=$(module_findings unfenced instruction)
     if [ -n "$unfenced" ]; then
         record sanitize fail reason="no fence"
-        fail "$(printf 'your kernels take a ticket with a global atomic (its old value used, as a last block learns that it is last) and have no memory fence: another block'"'"'s partial sum may not be visible yet when its ticket is, a race in global memory that none of the sanitizers watches. Put __threadfence() between a block'"'"'s store of what the last block reads and its atomic (CUDA'"'"'s threadFenceReduction sample), or make the atomic release and acquire (cuda::atomic_ref, memory_order_acq_rel):\n%s' "$unfenced")"
+        fail "$(printf 'your kernels take a ticket with a global atomic (its old value used, or the count read back, as a last block learns that it is last) and have no memory fence: another block'"'"'s partial sum may not be visible yet when its ticket is, a race in global memory that none of the sanitizers watches. Put __threadfence() between a block'"'"'s store of what the last block reads and its atomic (CUDA'"'"'s threadFenceReduction sample), or make the atomic release and acquire (cuda::atomic_ref, memory_order_acq_rel):\n%s' "$unfenced")"
         return
     fi
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")

@@ -529,9 +529,11 @@ PTX
 
 # A last block that learns it is last from a global atomic's old value must
 # have a fence between the blocks' stores and their tickets (or an atomic
-# that releases and acquires); an atomic whose value is not used is no
-# ticket, a shared-memory one is no race between blocks, and a counter that
-# hands out work before anything is stored needs no fence.
+# that releases and acquires); so must one that counts itself in without
+# the old value and reads the count back with a load that sees other
+# blocks' writes (volatile, .cg); a shared-memory atomic is no race between
+# blocks, and a counter that hands out work before anything is stored needs
+# no fence.
 @test "kernels.awk names a kernel that takes a ticket with a global atomic and has no fence" {
     local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
     cat >"$a" <<'PTX'
@@ -616,13 +618,45 @@ $L__BB0_1:
 	ld.volatile.global.u32 	%r40, [%rd15];
 	ret;
 }
+.visible .entry reread(
+	.param .u64 reread_param_0
+)
+{
+	st.global.u32 	[%rd12], %r36;
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	ld.volatile.global.u32 	%r38, [%rd14];
+	setp.eq.s32 	%p1, %r38, %r9;
+	ld.global.cg.s32 	%r42, [%rd15];
+	ret;
+}
+.visible .entry atomread(
+	.param .u64 atomread_param_0
+)
+{
+	st.global.u32 	[%rd12], %r36;
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	atom.global.add.u32 	%r42, [%rd15], 0;
+	ret;
+}
+.visible .entry counted(
+	.param .u64 counted_param_0
+)
+{
+	st.global.u32 	[%rd12], %r36;
+	red.global.add.u32 	[%rd14], %r3;
+	ld.global.nc.u32 	%r42, [%rd15];
+	ret;
+}
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
     # A fence after the ticket orders nothing before it (late), and a
     # partial sum put in place by an atomic is written as a store is
     # (exchanged); the fence of CUDA's threadFenceReduction sample is
-    # between the store and the ticket (sample).
+    # between the store and the ticket (sample). A count read back
+    # (reread) or the others' sums read by atomics (atomread) make a
+    # ticket; a count with only read-only loads after it does not (counted).
     assert_output "$(printf '%s\n' \
         $'kernel\tname=bare\tparams=8:8' \
         $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
@@ -635,6 +669,11 @@ PTX
         $'kernel\tname=exchanged\tparams=8:8' \
         $'unfenced\tname=exchanged\tinstruction=atom.global.inc.u32' \
         $'kernel\tname=sample\tparams=8:8' \
+        $'kernel\tname=reread\tparams=8:8' \
+        $'unfenced\tname=reread\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=atomread\tparams=8:8' \
+        $'unfenced\tname=atomread\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=counted\tparams=8:8' \
         $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32')"
 }
 

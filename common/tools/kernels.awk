@@ -266,8 +266,11 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # there with no fence between the two, whose destination register a later
 # statement reads, with a load from global or generic memory after it: the
 # block stored its part, took its ticket, and (if last) reads the others'
-# parts. A write is a store, a red, or an atom that puts a value in place
-# (exch, cas). A ticket taken before anything is written (a counter that
+# parts, with loads or with atomics (atomicAdd(p, 0) reads). A count taken
+# without its old value (a red, or an atom whose result no statement reads)
+# is a ticket too where a load that sees other blocks' writes follows it
+# (volatile, relaxed, .cg, .cv, or an atomic): the count read back. A write
+# is a store, a red, or an atom that puts a value in place (exch, cas). A ticket taken before anything is written (a counter that
 # hands out work) needs no fence, nor one after a fence: a membar or fence,
 # or any instruction that releases or acquires (a fence after the ticket
 # orders nothing of what came before it). At the function's end (the next
@@ -285,23 +288,36 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     }
     if (word ~ /^(ld|st)\./ && word !~ /\.(shared|local|param|const)(::[a-z]+)?(\.|$)/) {
         if (word ~ /^st\./) stored = 1
-        else if (tickets_after_store) loaded_after = 1
+        else if (tickets_after_store) {
+            loaded_after = 1
+            # A load that reads another block's fresh write (volatile, or
+            # past the L1: relaxed, .cg, .cv), as a count read back is.
+            if (word ~ /\.(volatile|relaxed|cg|cv)(\.|$)/) loaded_fresh = 1
+        }
     }
     if (word ~ /^(atom|red)\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
         dest = operands
         sub(/^[ \t]*/, "", dest)
         sub(/[ \t,].*/, "", dest)
+        # After a ticket, an atomic reads what is in place as a load does
+        # (the others' partial sums read by atomicAdd(p, 0)).
+        if (word ~ /^atom\./ && tickets_after_store) loaded_after = loaded_fresh = 1
         if (word ~ /^atom\./ && dest ~ /^%[A-Za-z0-9_$]+$/ && stored) { ticket[dest] = word; tickets_after_store = 1 }
+        # A count taken without its old value (a red, or an atom whose
+        # result is never read), after a write with no fence between, is a
+        # ticket too when a fresh load follows: the block reads the count
+        # back (a volatile load) to learn that it is last.
+        if (stored) { signalled = 1; tickets_after_store = 1; if (ticket_instruction == "") ticket_instruction = word }
         # Atomics that put a value in place write as a store does (a partial
         # sum by atomicExch, or added into place); a counter's add does not.
         if (word ~ /^red\./ || word ~ /\.(exch|cas)(\.|$)/) stored = 1
     }
 }
 function unfenced_verdict() {
-    if (current != "" && ticket_used && loaded_after)
+    if (current != "" && ((ticket_used && loaded_after) || (signalled && loaded_fresh)))
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
     split("", ticket); ticket_instruction = ""; ticket_used = 0
-    stored = 0; tickets_after_store = 0; loaded_after = 0
+    stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
 }
 END { unfenced_verdict(); ops_out() }
 
