@@ -347,6 +347,9 @@ function op_family(word) {
     # (generic): ptxas may make a warp's atomics on one address one (a warp
     # sum and a single lane's add), a block's sum with no tree at all.
     if (word ~ /^(atom|red)\./ && (word ~ /\.shared(::cta)?\./ || word !~ /\.(global|shared(::[a-z]+)?|async|param|local)(\.|$)/)) return "atom.shared"
+    # The same on global memory: every thread's atomicAdd into its block's
+    # slot of the output is one lane's add a warp, and no tree.
+    if (word ~ /^(atom|red)\.global(\.|$)/) return "atom.global"
     return ""
 }
 
