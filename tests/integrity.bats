@@ -422,6 +422,7 @@ PTX
 	activemask.b32 	%r4;
 	red.global.add.u32 	[%rd1], %r1;
 	atom.shared.add.u32 	%r5, [%r6], 1;
+	red.relaxed.gpu.global.add.u32 	[%rd1], %r1;
 	// begin inline asm
 	{ add.s32 %r7, %r7, 1; $L_x: @!%p3 redux.sync.add.s32 %r8, %r7, -1; }
 	// end inline asm
@@ -441,6 +442,7 @@ $L__BB0_2:
 	st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r3], %r4, [%r5];
 	red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r3], %r4, [%r5];
 	ld.global.u32 %r6, [shfl_table];
+	atom.release.gpu.global.add.u32 	%r7, [%rd4], 1;
 	ret;
 }
 .func  (.param .b32 func_retval0) _Z4warpi(
@@ -470,6 +472,7 @@ PTX
         $'op\tname=helper\tfamily=st.async\tinstruction=st.async.shared::cluster.mbarrier::complete_tx::bytes.u32' \
         $'op\tname=helper\tfamily=cluster\tinstruction=st.async.shared::cluster.mbarrier::complete_tx::bytes.u32' \
         $'op\tname=helper\tfamily=red.async\tinstruction=red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32' \
+        $'op\tname=helper\tfamily=atom.global\tinstruction=atom.release.gpu.global.add.u32' \
         $'op\tname=_Z4warpi\tfamily=shfl\tinstruction=shfl.sync.down.b32' \
         $'op\tname=_Z4warpi\tfamily=match\tinstruction=match.any.sync.b32')"
 }

@@ -349,7 +349,7 @@ function op_family(word) {
     if (word ~ /^(atom|red)\./ && (word ~ /\.shared(::cta)?\./ || word !~ /\.(global|shared(::[a-z]+)?|async|param|local)(\.|$)/)) return "atom.shared"
     # The same on global memory: every thread's atomicAdd into its block's
     # slot of the output is one lane's add a warp, and no tree.
-    if (word ~ /^(atom|red)\.global(\.|$)/) return "atom.global"
+    if (word ~ /^(atom|red)\./ && word ~ /\.global(\.|$)/) return "atom.global"
     return ""
 }
 
