@@ -50,10 +50,12 @@ fi
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # The harness's own kernels that zero shared and local memory before a
-# learner's launch (common/core/plan.cu, scrub_*): racecheck follows each of
-# their stores to an SM's whole shared memory, 15 of the 17 s that it took
-# at step 04's small sizes on an H200 (2 s without them). They are no
-# learner's, so racecheck leaves them out, by their exact mangled names;
+# learner's launch (common/core/plan.cu, scrub_*), their stores covering an
+# SM's whole shared memory a call. On an H200, racecheck at step 04's small
+# sizes took 17 s watching every kernel and 2 s watching the learner's
+# alone (--kernel-name); these are the harness's only kernels that touch
+# shared memory at that scale. They are no learner's, so racecheck leaves
+# them out, by their exact mangled names;
 # every other kernel is watched as before. A learner's kernel of one of
 # those names would be one the step's function may not launch (the launch
 # audit's finding, which voids the step). The option's name changed in
