@@ -442,7 +442,7 @@ $L__BB0_2:
 	st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r3], %r4, [%r5];
 	red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r3], %r4, [%r5];
 	ld.global.u32 %r6, [shfl_table];
-	atom.release.gpu.global.add.u32 	%r7, [%rd4], 1;
+	atom.release.gpu.global.add.u32 	%r7, [%rd4], %r8;
 	ret;
 }
 .func  (.param .b32 func_retval0) _Z4warpi(
@@ -453,6 +453,17 @@ $L__BB0_2:
 	match.any.sync.b32 	%r3, %r1, -1;
 	ret;
 }
+.visible .entry counter(
+	.param .u64 counter_param_0
+)
+{
+	atom.global.add.u32 	%r1, [blocks_run], 1;
+	red.global.add.u32 	[blocks_run], 0x1;
+	{ .reg .pred q; setp.eq.u32 q, %r2, %r2; @
+	q redux.sync.add.s32 %r8, %r7, -1; @!
+	q red.global.add.u32 [%rd1], %r8; }
+	ret;
+}
 	.file	1 "/home/course/04-reduction-interleaved/reduction_interleaved.cu"
 	.file	2 "/usr/local/cuda/include/sm_30_intrinsics.hpp"
 PTX
@@ -460,6 +471,7 @@ PTX
     assert_success
     assert_output "$(printf '%s\n' \
         $'kernel\tname=k\tparams=8:8' \
+        $'kernel\tname=counter\tparams=8:8' \
         $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=vote\tinstruction=activemask.b32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=atom.global\tinstruction=red.global.add.u32\twhere=reduction_interleaved.cu:23' \
@@ -474,7 +486,9 @@ PTX
         $'op\tname=helper\tfamily=red.async\tinstruction=red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32' \
         $'op\tname=helper\tfamily=atom.global\tinstruction=atom.release.gpu.global.add.u32' \
         $'op\tname=_Z4warpi\tfamily=shfl\tinstruction=shfl.sync.down.b32' \
-        $'op\tname=_Z4warpi\tfamily=match\tinstruction=match.any.sync.b32')"
+        $'op\tname=_Z4warpi\tfamily=match\tinstruction=match.any.sync.b32' \
+        $'op\tname=counter\tfamily=redux\tinstruction=redux.sync.add.s32' \
+        $'op\tname=counter\tfamily=atom.global\tinstruction=red.global.add.u32')"
 }
 
 # ptxas reads a line left to right: a quote inside a comment opens no
@@ -641,6 +655,7 @@ $L__BB0_1:
 	atom.global.add.u32 	%r37, [%rd14], 1;
 	setp.eq.s32 	%p1, %r37, %r9;
 	atom.global.add.u32 	%r42, [%rd15], 0;
+	add.s32 	%r43, %r42, %r9;
 	ret;
 }
 .visible .entry counted(
@@ -650,6 +665,74 @@ $L__BB0_1:
 	st.global.u32 	[%rd12], %r36;
 	red.global.add.u32 	[%rd14], %r3;
 	ld.global.nc.u32 	%r42, [%rd15];
+	ret;
+}
+.visible .entry blockfence(
+	.param .u64 blockfence_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	membar.cta;
+	atom.global.inc.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry acquired(
+	.param .u64 acquired_param_0
+)
+{
+	st.release.gpu.global.u32 	[%rd2], %r3;
+	atom.acquire.gpu.global.inc.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry named(
+	.param .u64 named_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	{ .reg .u32 t; atom.global.add.u32 t, [%rd14], 1; setp.eq.s32 %p1, t, %r9; }
+	ld.global.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry noalloc(
+	.param .u64 noalloc_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	ld.global.L1::no_allocate.u32 	%r38, [%rd14];
+	ret;
+}
+.visible .entry copied(
+	.param .u64 copied_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	atom.global.inc.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	cp.async.cg.shared.global [%r1], [%rd15], 16;
+	ret;
+}
+.visible .entry blockscope(
+	.param .u64 blockscope_param_0
+)
+{
+	st.relaxed.cta.u32 	[%rd2], 0;
+	atom.relaxed.cta.add.u32 	%r5, [%rd2], %r6;
+	ld.relaxed.cta.u32 	%r7, [%rd2];
+	red.global.add.u32 	[%rd3], %r7;
+	ret;
+}
+.visible .entry debugcount(
+	.param .u64 debugcount_param_0
+)
+{
+	st.global.u32 	[last_n], %r3;
+	atom.global.add.u32 	%r1, [blocks_run], 1;
+	atom.global.add.u32 	%r2, [%rd3], %r4;
 	ret;
 }
 PTX
@@ -662,8 +745,13 @@ PTX
     # partial sum put in place by an atomic is written as a store is
     # (exchanged); the fence of CUDA's threadFenceReduction sample is
     # between the store and the ticket (sample). A count read back
-    # (reread) or the others' sums read by atomics (atomread) make a
-    # ticket; a count with only read-only loads after it does not (counted).
+    # (reread, noalloc) or the others' sums read by atomics (atomread) or
+    # copied (copied) make a ticket; a count with only read-only loads
+    # after it does not (counted), nor a counter's add and a sum's, their
+    # old values unused (debugcount). Only a fence of the GPU orders the
+    # blocks (blockfence), only an atomic that releases is one (acquired),
+    # a register may be named without % (named), and what a block does at
+    # its own scope is no ticket (blockscope).
     assert_output "$(printf '%s\n' \
         $'kernel\tname=bare\tparams=8:8' \
         $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
@@ -681,7 +769,20 @@ PTX
         $'kernel\tname=atomread\tparams=8:8' \
         $'unfenced\tname=atomread\tinstruction=atom.global.add.u32' \
         $'kernel\tname=counted\tparams=8:8' \
-        $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32')"
+        $'kernel\tname=blockfence\tparams=8:8' \
+        $'unfenced\tname=blockfence\tinstruction=atom.global.inc.u32' \
+        $'kernel\tname=acquired\tparams=8:8' \
+        $'unfenced\tname=acquired\tinstruction=atom.acquire.gpu.global.inc.u32' \
+        $'kernel\tname=named\tparams=8:8' \
+        $'unfenced\tname=named\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=noalloc\tparams=8:8' \
+        $'unfenced\tname=noalloc\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=copied\tparams=8:8' \
+        $'unfenced\tname=copied\tinstruction=atom.global.inc.u32' \
+        $'kernel\tname=blockscope\tparams=8:8' \
+        $'kernel\tname=debugcount\tparams=8:8' \
+        $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32' \
+        $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32')"
 }
 
 @test "kernels.awk reads a carriage return, form feed or vertical tab as a space, and a predicate spaced out" {

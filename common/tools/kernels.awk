@@ -179,6 +179,10 @@ function code_of(line,    out, i, j, c) {
     gsub(/[\r\f\v]/, " ")
     at = depth
     code = code_of($0)
+    # A guard's @ at a line's end, its predicate on the next line: one
+    # statement to ptxas, which reads a line's end as a space.
+    if (guard != "") { code = guard code; guard = "" }
+    if (match(code, /@[ \t]*!?[ \t]*$/)) { guard = substr(code, RSTART); code = substr(code, 1, RSTART - 1) }
     depth += gsub(/\{/, "{", code) - gsub(/\}/, "}", code)
 }
 
@@ -259,50 +263,71 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # A block that takes a ticket -- a global atomic whose old value it uses,
 # as the last block of a one-pass reduction learns that it is last -- and
 # then reads what the other blocks stored needs a fence between their
-# stores and their tickets (__threadfence(), or an atomic that releases and
-# acquires): without one the last block may read a partial sum not yet
-# visible, a race in global memory that no sanitizer watches. Per function:
-# a ticket is an atom (not red) on global or generic memory, after a write
+# stores and their tickets (__threadfence(), or an atomic that releases):
+# without one the last block may read a partial sum not yet visible, a race
+# in global memory that no sanitizer watches. Per function, in the order of
+# its text: a ticket is an atom on global or generic memory, after a write
 # there with no fence between the two, whose destination register a later
-# statement reads, with a load from global or generic memory after it: the
-# block stored its part, took its ticket, and (if last) reads the others'
-# parts, with loads or with atomics (atomicAdd(p, 0) reads). A count taken
-# without its old value (a red, or an atom whose result no statement reads)
-# is a ticket too where a load that sees other blocks' writes follows it
-# (volatile, relaxed, .cg, .cv, or an atomic): the count read back. A write
-# is a store, a red, or an atom that puts a value in place (exch, cas). A ticket taken before anything is written (a counter that
-# hands out work) needs no fence, nor one after a fence: a membar or fence,
-# or any instruction that releases or acquires (a fence after the ticket
-# orders nothing of what came before it). At the function's end (the next
-# one's start, or the file's), one line if it has an unfenced ticket:
+# statement reads, with a read of global or generic memory after it (a
+# load, a cp.async, or an atomic whose old value is used: atomicAdd(p, 0)):
+# the block stored its part, took its ticket, and (if last) reads the
+# others' parts. A count taken without its old value (a red, or an atom
+# whose result no statement reads) is a ticket too where a read that sees
+# other blocks' writes follows it (volatile, relaxed, acquire, .cg, .cv,
+# .lu, .cs, L1::no_allocate or L1::evict_*, a cp.async, an atomic): the
+# count read back. A write is a store (one that releases too), a red, or an
+# atom that puts a value in place (exch, cas). A ticket taken before
+# anything is written (a counter that hands out work) needs no fence, nor
+# one after a fence of the GPU or the system (membar.gl, fence.sc.gpu,
+# fence.acq_rel.gpu and .sys) or an atomic that releases; a fence of the
+# block's scope, an acquire, or a fence after the ticket orders nothing of
+# what came before it, and a block's own (.cta) operations are no ticket.
+# Not seen: a fence on a branch that never runs (the text's order is not
+# the branches'), and a store or a ticket in a __noinline__ helper (one
+# function at a time). At the function's end (the next one's start, or the
+# file's), one line if it has an unfenced ticket:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
 function ticket_watch(word, operands,    dest, rest, reg) {
-    # A fence orders the writes before it: only a write after the last one
-    # can be unseen when a ticket is taken.
-    if (word ~ /^(membar|fence)(\.|$)/ || word ~ /\.(release|acquire|acq_rel)(\.|$)/) { stored = 0; return }
+    # Between the blocks of a grid only what the GPU's scope orders counts:
+    # a block's own (.cta) operations and fences order nothing for another.
+    if (word ~ /\.cta(\.|$)/) return
+    # A fence of the GPU or the system orders the writes before it, and so
+    # does an atomic that releases: only a write after the last one can be
+    # unseen when a ticket is taken. (An atomic that only acquires orders
+    # nothing before it, nor does a store that releases what came before
+    # the store itself: the ticket after it may still pass it.)
+    if (word ~ /^membar\.(gl|sys)$/ || word ~ /^fence\.(sc|acq_rel)\.(gpu|sys)$/ ||
+        (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/)) { stored = 0; return }
+    # Every name an operand reads: a register's, with or without its %.
     rest = operands
-    while (!ticket_used && match(rest, /%[A-Za-z0-9_$]+/)) {
+    while (match(rest, /[%A-Za-z_$][A-Za-z0-9_$]*/)) {
         reg = substr(rest, RSTART, RLENGTH)
         rest = substr(rest, RSTART + RLENGTH)
-        if (reg in ticket) { ticket_used = 1; ticket_instruction = ticket[reg] }
+        if (!ticket_used && (reg in ticket)) { ticket_used = 1; ticket_instruction = ticket[reg] }
+        if (reg in read_back) loaded_after = loaded_fresh = 1
     }
     if (word ~ /^(ld|st)\./ && word !~ /\.(shared|local|param|const)(::[a-z]+)?(\.|$)/) {
         if (word ~ /^st\./) stored = 1
         else if (tickets_after_store) {
             loaded_after = 1
-            # A load that reads another block's fresh write (volatile, or
-            # past the L1: relaxed, .cg, .cv), as a count read back is.
-            if (word ~ /\.(volatile|relaxed|cg|cv)(\.|$)/) loaded_fresh = 1
+            # A load that reads another block's fresh write (volatile, an
+            # acquire, or past the L1 or out of it: relaxed, .cg, .cv, .lu,
+            # .cs, L1::no_allocate, L1::evict_*), as a count read back is.
+            if (word ~ /\.(volatile|relaxed|acquire|cg|cv|lu|cs)(\.|$)/ || word ~ /\.L1::(no_allocate|evict_)/) loaded_fresh = 1
         }
     }
+    # A copy from global memory into shared reads it as a load does.
+    if (word ~ /^cp\.async\./ && word ~ /\.global(\.|$)/ && tickets_after_store) loaded_after = loaded_fresh = 1
     if (word ~ /^(atom|red)\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
         dest = operands
         sub(/^[ \t]*/, "", dest)
         sub(/[ \t,].*/, "", dest)
-        # After a ticket, an atomic reads what is in place as a load does
-        # (the others' partial sums read by atomicAdd(p, 0)).
-        if (word ~ /^atom\./ && tickets_after_store) loaded_after = loaded_fresh = 1
-        if (word ~ /^atom\./ && dest ~ /^%[A-Za-z0-9_$]+$/ && stored) { ticket[dest] = word; tickets_after_store = 1 }
+        if (dest !~ /^[%A-Za-z_$][A-Za-z0-9_$]*$/) dest = ""
+        # After a ticket, an atomic whose old value is used reads what is
+        # in place as a load does (the others' partial sums read by
+        # atomicAdd(p, 0)); a counter's add, its result unused, reads nothing.
+        if (word ~ /^atom\./ && tickets_after_store && dest != "") read_back[dest] = 1
+        if (word ~ /^atom\./ && dest != "" && stored) { ticket[dest] = word; tickets_after_store = 1 }
         # A count taken without its old value (a red, or an atom whose
         # result is never read), after a write with no fence between, is a
         # ticket too when a fresh load follows: the block reads the count
@@ -316,7 +341,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
 function unfenced_verdict() {
     if (current != "" && ((ticket_used && loaded_after) || (signalled && loaded_fresh)))
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
-    split("", ticket); ticket_instruction = ""; ticket_used = 0
+    split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
 }
 END { unfenced_verdict(); ops_out() }
@@ -335,7 +360,7 @@ END { unfenced_verdict(); ops_out() }
 # function's body (inline PTX may put several on a line) is read from its
 # first word, past braces, labels and a predicate; a family is its name
 # and every instruction that starts so.
-function op_family(word) {
+function op_family(word, operands,    value) {
     if (word ~ /^(shfl|redux|match)(\.|$)/) { sub(/\..*/, "", word); return word }
     if (word ~ /^vote(\.sync)?\.ballot(\.|$)/ || word ~ /^activemask(\.|$)/) return "vote"
     if (word ~ /^bar(rier)?(\.cta)?\.red\.popc(\.|$)/) return "bar.red"
@@ -347,9 +372,16 @@ function op_family(word) {
     # (generic): ptxas may make a warp's atomics on one address one (a warp
     # sum and a single lane's add), a block's sum with no tree at all.
     if (word ~ /^(atom|red)\./ && (word ~ /\.shared(::cta)?\./ || word !~ /\.(global|shared(::[a-z]+)?|async|param|local)(\.|$)/)) return "atom.shared"
-    # The same on global memory: every thread's atomicAdd into its block's
-    # slot of the output is one lane's add a warp, and no tree.
-    if (word ~ /^(atom|red)\./ && word ~ /\.global(\.|$)/) return "atom.global"
+    # The same on global memory: every thread's atomicAdd of its element
+    # into its block's slot of the output is one lane's add a warp, and no
+    # tree. An add of a constant (a counter of blocks, atomicAdd(&c, 1))
+    # sums no element, and is left alone.
+    if (word ~ /^(atom|red)\./ && word ~ /\.global(\.|$)/) {
+        value = operands
+        sub(/[ \t;]*$/, "", value)
+        sub(/.*,[ \t]*/, "", value)
+        if (value !~ /^-?(0[xX][0-9A-Fa-f]+|[0-9]+)U?$/) return "atom.global"
+    }
     return ""
 }
 
@@ -382,7 +414,7 @@ at > 0 && current != "" {
         sub(/[ \t{}].*/, "", word)
         sub(/^[^ \t{}]*/, "", operands)
         ticket_watch(word, operands)
-        family = op_family(word)
+        family = op_family(word, operands)
         if (family != "" && !((current, family) in op_seen)) {
             op_seen[current, family] = 1
             op_record(current, family, word)
