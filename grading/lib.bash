@@ -671,7 +671,7 @@ family_in_cuda() {
     cp.async.bulk) echo "a bulk copy, or a bulk add, of the TMA (cp.async.bulk)" ;;
     cluster) echo "a cluster: __cluster_dims__, a launch with a cluster dimension, or cooperative_groups::this_cluster()" ;;
     atom.shared) echo "an atomic on shared memory (atomicAdd and kin on a __shared__ variable, or through a pointer that may point there), which the compiler may turn into a warp's sum and one thread's add" ;;
-    atom.global) echo "an atomic on global memory (atomicAdd and kin on the output or another buffer), which the compiler may turn into a warp's sum and one thread's add" ;;
+    atom.global) echo "an atomic on global memory (atomicAdd and kin of a value, on the output or another buffer; a counter's add of a constant is allowed), which the compiler may turn into a warp's sum and one thread's add" ;;
     *) echo "$1" ;;
     esac
 }
