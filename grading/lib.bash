@@ -666,12 +666,12 @@ family_in_cuda() {
     vote) echo "a ballot: __ballot_sync, or __activemask inside a branch" ;;
     match) echo "a match of a warp's values: __match_any_sync, __match_all_sync" ;;
     bar.red) echo "a barrier that counts: __syncthreads_count" ;;
-    mma) echo "a tensor core's multiply-add: wmma, mma.sync" ;;
+    mma) echo "a tensor core's instruction: wmma, mma.sync, or movmatrix (a matrix moved between a warp's lanes)" ;;
     st.async | red.async) echo "an asynchronous store or add into a cluster's shared memory" ;;
     cp.async.bulk) echo "a bulk copy, or a bulk add, of the TMA (cp.async.bulk)" ;;
     cluster) echo "a cluster: __cluster_dims__, a launch with a cluster dimension, or cooperative_groups::this_cluster()" ;;
     atom.shared) echo "an atomic on shared memory (atomicAdd and kin on a __shared__ variable, or through a pointer that may point there), which the compiler may turn into a warp's sum and one thread's add" ;;
-    atom.global) echo "an atomic on global memory (atomicAdd and kin of a value, on the output or another buffer; a counter's add of a constant is allowed), which the compiler may turn into a warp's sum and one thread's add" ;;
+    atom.global) echo "an atomic on global memory (atomicAdd and kin of a value, on the output or another buffer; a counter's add of 1 is allowed), which the compiler may turn into a warp's sum and one thread's add" ;;
     *) echo "$1" ;;
     esac
 }

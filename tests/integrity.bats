@@ -464,6 +464,30 @@ $L__BB0_2:
 	q red.global.add.u32 [%rd1], %r8; }
 	ret;
 }
+.visible .entry planes(
+	.param .u64 planes_param_0
+)
+{
+	red .global .add .u32 	[%rd1], 2;
+	ret;
+}
+.visible .entry hinted(
+	.param .u64 hinted_param_0
+)
+{
+	red.global.add.L2::cache_hint.u32 	[%rd1], %r1, 0;
+	movmatrix.sync.aligned.m8n8.trans.b16 	%r2, %r3;
+	ret;
+}
+.visible .entry split(
+	.param .u64 split_param_0
+)
+{
+	atom
+	// a comment between
+	.global.add.u32 	%r1, [%rd1], %r2;
+	ret;
+}
 	.file	1 "/home/course/04-reduction-interleaved/reduction_interleaved.cu"
 	.file	2 "/usr/local/cuda/include/sm_30_intrinsics.hpp"
 PTX
@@ -472,6 +496,9 @@ PTX
     assert_output "$(printf '%s\n' \
         $'kernel\tname=k\tparams=8:8' \
         $'kernel\tname=counter\tparams=8:8' \
+        $'kernel\tname=planes\tparams=8:8' \
+        $'kernel\tname=hinted\tparams=8:8' \
+        $'kernel\tname=split\tparams=8:8' \
         $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=vote\tinstruction=activemask.b32\twhere=reduction_interleaved.cu:23' \
         $'op\tname=k\tfamily=atom.global\tinstruction=red.global.add.u32\twhere=reduction_interleaved.cu:23' \
@@ -488,7 +515,11 @@ PTX
         $'op\tname=_Z4warpi\tfamily=shfl\tinstruction=shfl.sync.down.b32' \
         $'op\tname=_Z4warpi\tfamily=match\tinstruction=match.any.sync.b32' \
         $'op\tname=counter\tfamily=redux\tinstruction=redux.sync.add.s32' \
-        $'op\tname=counter\tfamily=atom.global\tinstruction=red.global.add.u32')"
+        $'op\tname=counter\tfamily=atom.global\tinstruction=red.global.add.u32' \
+        $'op\tname=planes\tfamily=atom.global\tinstruction=red.global.add.u32' \
+        $'op\tname=hinted\tfamily=atom.global\tinstruction=red.global.add.L2::cache_hint.u32' \
+        $'op\tname=hinted\tfamily=mma\tinstruction=movmatrix.sync.aligned.m8n8.trans.b16' \
+        $'op\tname=split\tfamily=atom.global\tinstruction=atom.global.add.u32')"
 }
 
 # ptxas reads a line left to right: a quote inside a comment opens no
@@ -735,6 +766,53 @@ $L__BB0_1:
 	atom.global.add.u32 	%r2, [%rd3], %r4;
 	ret;
 }
+.visible .entry released(
+	.param .u64 released_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	fence.release.gpu;
+	atom.global.inc.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry alone(
+	.param .u64 alone_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	membar.gl;
+	@%p9 bra 	$L__BB0_2;
+	st.global.u32 	[%rd1], %r4;
+	bra.uni 	$L__BB0_9;
+$L__BB0_2:
+	atom.global.inc.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+$L__BB0_9:
+	ret;
+}
+.visible .entry partials(
+	.param .u64 partials_param_0
+)
+{
+	atom.global.add.u32 	%r1, [%rd2], %r3;
+	atom .global .inc .u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ldu.global.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry scoped(
+	.param .u64 scoped_param_0
+)
+{
+	cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 	[%rd2], [%r2], 16;
+	atom.relaxed.cta.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
@@ -751,7 +829,12 @@ PTX
     # old values unused (debugcount). Only a fence of the GPU orders the
     # blocks (blockfence), only an atomic that releases is one (acquired),
     # a register may be named without % (named), and what a block does at
-    # its own scope is no ticket (blockscope).
+    # its own scope is no ticket (blockscope). A fence that releases is one
+    # (released); a block alone that stores the sum and leaves after the
+    # fence takes no ticket on that path (alone); partial sums added into
+    # place or reduced by the TMA are writes, a ticket's modifiers may
+    # stand apart, and a block's scope on global memory orders nothing
+    # between blocks (partials, scoped).
     assert_output "$(printf '%s\n' \
         $'kernel\tname=bare\tparams=8:8' \
         $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
@@ -781,8 +864,15 @@ PTX
         $'unfenced\tname=copied\tinstruction=atom.global.inc.u32' \
         $'kernel\tname=blockscope\tparams=8:8' \
         $'kernel\tname=debugcount\tparams=8:8' \
+        $'kernel\tname=released\tparams=8:8' \
+        $'kernel\tname=alone\tparams=8:8' \
+        $'kernel\tname=partials\tparams=8:8' \
+        $'unfenced\tname=partials\tinstruction=atom.global.inc.u32' \
+        $'kernel\tname=scoped\tparams=8:8' \
+        $'unfenced\tname=scoped\tinstruction=atom.relaxed.cta.global.add.u32' \
         $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32' \
-        $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32')"
+        $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32' \
+        $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32')"
 }
 
 @test "kernels.awk reads a carriage return, form feed or vertical tab as a space, and a predicate spaced out" {

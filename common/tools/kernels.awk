@@ -179,10 +179,18 @@ function code_of(line,    out, i, j, c) {
     gsub(/[\r\f\v]/, " ")
     at = depth
     code = code_of($0)
-    # A guard's @ at a line's end, its predicate on the next line: one
-    # statement to ptxas, which reads a line's end as a space.
+    # ptxas reads a line's end as a space: a guard's @ at a line's end with
+    # its predicate on the next line, or an opcode alone at a line's end
+    # with its modifiers on the next (red / .global.add.u32), is one
+    # statement. (Blank lines between them, and comments, are nothing.)
     if (guard != "") { code = guard code; guard = "" }
+    if (opcarry != "" && code !~ /^[ \t]*$/) { code = opcarry " " code; opcarry = "" }
     if (match(code, /@[ \t]*!?[ \t]*$/)) { guard = substr(code, RSTART); code = substr(code, 1, RSTART - 1) }
+    else if (match(code, /(^|[;{}])[ \t]*(@[ \t]*!?[ \t]*[A-Za-z0-9_$%]+[ \t]+)?[a-z][a-z0-9_]*(\.[A-Za-z0-9_:]+)*[ \t]*$/)) {
+        if (substr(code, RSTART, 1) ~ /[;{}]/) RSTART++
+        opcarry = opcarry substr(code, RSTART)
+        code = substr(code, 1, RSTART - 1)
+    }
     depth += gsub(/\{/, "{", code) - gsub(/\}/, "}", code)
 }
 
@@ -269,35 +277,67 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # its text: a ticket is an atom on global or generic memory, after a write
 # there with no fence between the two, whose destination register a later
 # statement reads, with a read of global or generic memory after it (a
-# load, a cp.async, or an atomic whose old value is used: atomicAdd(p, 0)):
-# the block stored its part, took its ticket, and (if last) reads the
-# others' parts. A count taken without its old value (a red, or an atom
-# whose result no statement reads) is a ticket too where a read that sees
-# other blocks' writes follows it (volatile, relaxed, acquire, .cg, .cv,
-# .lu, .cs, L1::no_allocate or L1::evict_*, a cp.async, an atomic): the
-# count read back. A write is a store (one that releases too), a red, or an
-# atom that puts a value in place (exch, cas). A ticket taken before
-# anything is written (a counter that hands out work) needs no fence, nor
-# one after a fence of the GPU or the system (membar.gl, fence.sc.gpu,
-# fence.acq_rel.gpu and .sys) or an atomic that releases; a fence of the
-# block's scope, an acquire, or a fence after the ticket orders nothing of
-# what came before it, and a block's own (.cta) operations are no ticket.
-# Not seen: a fence on a branch that never runs (the text's order is not
-# the branches'), and a store or a ticket in a __noinline__ helper (one
-# function at a time). At the function's end (the next one's start, or the
-# file's), one line if it has an unfenced ticket:
+# load, ldu, a cp.async, or an atomic whose old value is used:
+# atomicAdd(p, 0)): the block stored its part, took its ticket, and (if
+# last) reads the others' parts. A count taken without its old value (a
+# red, or an atom whose result no statement reads) is a ticket too where a
+# read that sees other blocks' writes follows it (volatile, relaxed,
+# acquire, .cg, .cv, .lu, .cs, L1::no_allocate or L1::evict_*, ldu, a
+# cp.async, an atomic): the count read back. A write is a store (one that
+# releases, or a block's, too), an atomic that puts a value in place (exch,
+# cas, or an add of anything but 1 or -1), or the TMA's copy or reduction
+# into global memory. A ticket taken before anything is written (a counter
+# that hands out work) needs no fence, nor one after a fence of the GPU or
+# the system (membar.gl, fence.sc, fence.acq_rel or fence.release of .gpu or
+# .sys) or an atomic that releases at that scope; a fence of the block's
+# scope, an acquire, or a fence after the ticket orders nothing of what came
+# before it. A block's own (.cta) atomic or load through a generic address
+# is taken for its shared memory's, and is no ticket nor read. A path that
+# returns or jumps away ends there: the text after it starts from the
+# writes at the last branch that may be taken. Not seen: a fence on a
+# branch that never runs, a store or a ticket in a __noinline__ helper (one
+# function at a time), a block's load of the others' sums through a generic
+# address, and a count read back by a plain load (which may see a stale
+# line). At the function's end (the next one's start, or the file's), one
+# line if it has an unfenced ticket:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
+# counts_one(word, operands): an atomic whose every value is the constant 1
+# or -1 -- a counter's add, which moves no element (the destination and the
+# address are no values).
+function counts_one(word, operands,    n, i, part, v) {
+    v = operands
+    gsub(/\[[^]]*\]/, "", v)
+    if (word ~ /^atom\./) sub(/^[ \t]*[^ \t,]*[ \t]*,/, "", v)
+    n = split(v, part, ",")
+    for (i = 1; i <= n; i++) {
+        gsub(/[ \t;]/, "", part[i])
+        if (part[i] != "" && part[i] !~ /^(-?1|0[xX]0*1)$/) return 0
+    }
+    return 1
+}
 function ticket_watch(word, operands,    dest, rest, reg) {
     # Between the blocks of a grid only what the GPU's scope orders counts:
-    # a block's own (.cta) operations and fences order nothing for another.
-    if (word ~ /\.cta(\.|$)/) return
+    # a fence of a block's scope orders nothing for another, and a block's
+    # own (.cta) atomic or load through a generic address is taken for its
+    # shared memory's (libcu++'s atomic_ref at block scope); such a store
+    # may still be a partial sum's.
+    if (word ~ /\.cta(\.|$)/ && (word ~ /^(membar|fence)\./ || word !~ /\.global(\.|$)/)) {
+        if (word ~ /^st\./) stored = 1
+        return
+    }
     # A fence of the GPU or the system orders the writes before it, and so
-    # does an atomic that releases: only a write after the last one can be
-    # unseen when a ticket is taken. (An atomic that only acquires orders
-    # nothing before it, nor does a store that releases what came before
-    # the store itself: the ticket after it may still pass it.)
-    if (word ~ /^membar\.(gl|sys)$/ || word ~ /^fence\.(sc|acq_rel)\.(gpu|sys)$/ ||
-        (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/)) { stored = 0; return }
+    # does an atomic that releases at that scope: only a write after the
+    # last one can be unseen when a ticket is taken. (An atomic that only
+    # acquires orders nothing before it, nor does a store that releases
+    # what came before the store itself: the ticket after it may pass it.)
+    if (word ~ /^membar\.(gl|sys)$/ || word ~ /^fence\.(sc|acq_rel|release)\.(gpu|sys)$/ ||
+        (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/ && word !~ /\.cta(\.|$)/)) { stored = 0; return }
+    # A path that returns, or jumps away, goes no further: what the text
+    # holds after it is reached by a branch from before, where the writes
+    # were as at the last branch that may be taken (a block alone that
+    # stores the sum and leaves, after the fence, before the ticket).
+    if (word ~ /^(ret|exit)(\.|$)/ || (word ~ /^bra(\.|$)/ && !guarded)) { stored = stored_at_branch; return }
+    if (word ~ /^bra(\.|$)/) stored_at_branch = stored
     # Every name an operand reads: a register's, with or without its %.
     rest = operands
     while (match(rest, /[%A-Za-z_$][A-Za-z0-9_$]*/)) {
@@ -306,7 +346,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         if (!ticket_used && (reg in ticket)) { ticket_used = 1; ticket_instruction = ticket[reg] }
         if (reg in read_back) loaded_after = loaded_fresh = 1
     }
-    if (word ~ /^(ld|st)\./ && word !~ /\.(shared|local|param|const)(::[a-z]+)?(\.|$)/) {
+    if (word ~ /^(ld|ldu|st)\./ && word !~ /\.(shared|local|param|const)(::[a-z]+)?(\.|$)/) {
         if (word ~ /^st\./) stored = 1
         else if (tickets_after_store) {
             loaded_after = 1
@@ -316,8 +356,11 @@ function ticket_watch(word, operands,    dest, rest, reg) {
             if (word ~ /\.(volatile|relaxed|acquire|cg|cv|lu|cs)(\.|$)/ || word ~ /\.L1::(no_allocate|evict_)/) loaded_fresh = 1
         }
     }
-    # A copy from global memory into shared reads it as a load does.
-    if (word ~ /^cp\.async\./ && word ~ /\.global(\.|$)/ && tickets_after_store) loaded_after = loaded_fresh = 1
+    # The TMA's copy or reduction into global memory writes as a store does
+    # (its destination the first state space); a copy from global memory
+    # into shared reads it as a load does.
+    if (word ~ /^cp(\.reduce)?\.async\.bulk(\.tensor\.[0-9]d)?\.global(\.|$)/) stored = 1
+    else if (word ~ /^cp\.async\./ && word ~ /\.global(\.|$)/ && tickets_after_store) loaded_after = loaded_fresh = 1
     if (word ~ /^(atom|red)\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
         dest = operands
         sub(/^[ \t]*/, "", dest)
@@ -335,13 +378,13 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         if (stored) { signalled = 1; tickets_after_store = 1; if (ticket_instruction == "") ticket_instruction = word }
         # Atomics that put a value in place write as a store does (a partial
         # sum by atomicExch, or added into place); a counter's add does not.
-        if (word ~ /^red\./ || word ~ /\.(exch|cas)(\.|$)/) stored = 1
+        if (word ~ /\.(exch|cas)(\.|$)/ || !counts_one(word, operands)) stored = 1
     }
 }
 function unfenced_verdict() {
     if (current != "" && ((ticket_used && loaded_after) || (signalled && loaded_fresh)))
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
-    split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0
+    split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; stored_at_branch = 0
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
 }
 END { unfenced_verdict(); ops_out() }
@@ -360,11 +403,11 @@ END { unfenced_verdict(); ops_out() }
 # function's body (inline PTX may put several on a line) is read from its
 # first word, past braces, labels and a predicate; a family is its name
 # and every instruction that starts so.
-function op_family(word, operands,    value) {
+function op_family(word, operands) {
     if (word ~ /^(shfl|redux|match)(\.|$)/) { sub(/\..*/, "", word); return word }
     if (word ~ /^vote(\.sync)?\.ballot(\.|$)/ || word ~ /^activemask(\.|$)/) return "vote"
     if (word ~ /^bar(rier)?(\.cta)?\.red\.popc(\.|$)/) return "bar.red"
-    if (word ~ /^(mma|wmma\.mma|wgmma\.mma_async|tcgen05\.mma)(\.|$)/) return "mma"
+    if (word ~ /^(mma|wmma\.mma|wgmma\.mma_async|tcgen05\.mma|movmatrix)(\.|$)/) return "mma"
     if (word ~ /^(st|red)\.async(\.|$)/) { sub(/\.async.*/, ".async", word); return word }
     if (word ~ /^cp(\.reduce)?\.async\.bulk(\.|$)/) return "cp.async.bulk"
     if (word ~ /^(mapa|getctarank|barrier\.cluster)(\.|$)/ || word ~ /\.shared::cluster(\.|$)/) return "cluster"
@@ -374,14 +417,9 @@ function op_family(word, operands,    value) {
     if (word ~ /^(atom|red)\./ && (word ~ /\.shared(::cta)?\./ || word !~ /\.(global|shared(::[a-z]+)?|async|param|local)(\.|$)/)) return "atom.shared"
     # The same on global memory: every thread's atomicAdd of its element
     # into its block's slot of the output is one lane's add a warp, and no
-    # tree. An add of a constant (a counter of blocks, atomicAdd(&c, 1))
-    # sums no element, and is left alone.
-    if (word ~ /^(atom|red)\./ && word ~ /\.global(\.|$)/) {
-        value = operands
-        sub(/[ \t;]*$/, "", value)
-        sub(/.*,[ \t]*/, "", value)
-        if (value !~ /^-?(0[xX][0-9A-Fa-f]+|[0-9]+)U?$/) return "atom.global"
-    }
+    # tree. A counter's add of 1 (atomicAdd(&c, 1)) sums no element, and is
+    # left alone; any other value (a bit plane's 1 << b too) is one.
+    if (word ~ /^(atom|red)\./ && word ~ /\.global(\.|$)/ && !counts_one(word, operands)) return "atom.global"
     return ""
 }
 
@@ -407,8 +445,12 @@ at > 0 && current != "" {
     n_statements = split(code, statement, ";")
     for (s = 1; s <= n_statements; s++) {
         word = statement[s]
+        # A modifier may stand apart from its opcode (red .global .add):
+        # ptxas reads each as a word of the same name.
+        gsub(/[ \t]+\./, ".", word)
         sub(/^[ \t{}]*/, "", word)
         while (sub(/^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/, "", word)) {}
+        guarded = word ~ /^@/
         sub(/^@[ \t]*!?[ \t]*[A-Za-z0-9_$%]+[ \t]*/, "", word)
         operands = word
         sub(/[ \t{}].*/, "", word)
