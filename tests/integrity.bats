@@ -330,6 +330,33 @@ PTX
     assert_output "$(printf 'global\tname=table\tbytes=8\tspace=global\ntext\tname=$str\tbytes=4\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\tspace=global\nglobal\tname=lookup\tbytes=64\tspace=const\nglobal\tname=__unnamed_1\tbytes=9\tspace=global\ttext=yes\nglobal\tname=bytes\tbytes=4\tspace=global\nhidden\tname=counter\tfunction=k')"
 }
 
+# A vector's lanes and a .b128 are sized as ptxas lays them out; a type the
+# table does not know names its variable as hidden (refused) instead of
+# leaving it unreset; and a statement after a declaration on its line is
+# read by the other rules (05-b128-counter, 04-declaration-masks-line).
+@test "kernels.awk sizes vector and .b128 variables, refuses a type it does not know, and reads what follows a declaration" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    cat >"$a" <<'PTX'
+.global .v4 .u32 quad;
+.global .align 16 .b128 wide[2];
+.global .b256 unknown;
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	// begin inline asm
+	.global .b128 pad; red.global.add.u32 [%rd1], %r1
+;
+	// end inline asm
+	.global .v2 .u64 pair; add.s32 %r2, %r3, %r4;
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    assert_output "$(printf 'global\tname=quad\tbytes=16\tspace=global\nglobal\tname=wide\tbytes=32\tspace=global\nhidden\tname=unknown\tfunction=(module scope)\nkernel\tname=k\tparams=8:8\nhidden\tname=pad\tfunction=k\nhidden\tname=pair\tfunction=k\nop\tname=k\tfamily=atom.global\tinstruction=red.global.add.u32')"
+}
+
 # Inline PTX can close its function's body with a brace and declare memory
 # at the module's scope after it, on the same line or the next, named as
 # nvcc names printf's strings ($str$N): each declaration is read from its

@@ -44,8 +44,9 @@
 function type_size(t) {
     if (t ~ /^\.(u8|s8|b8)$/) return 1
     if (t ~ /^\.(u16|s16|b16|f16|bf16)$/) return 2
-    if (t ~ /^\.(u32|s32|b32|f32)$/) return 4
+    if (t ~ /^\.(u32|s32|b32|f32|f16x2|bf16x2)$/) return 4
     if (t ~ /^\.(u64|s64|b64|f64)$/) return 8
+    if (t == ".b128") return 16
     return 0
 }
 
@@ -83,19 +84,29 @@ function name_of(word) {
 }
 
 # The size and alignment of a declaration's words from position `from`:
-# [.align A] .TYPE [.ptr [.global] [.align A]] NAME[N]; sets decl_name.
-function declared(from,    i, align, size, t, pointer) {
+# [.align A] [.v2|.v4|.v8] .TYPE [.ptr [.global] [.align A]] NAME[N]; sets
+# decl_name. A type it does not know gives "" and still sets decl_name (the
+# first word past the directives), so that the variable is named, and
+# refused, rather than missed.
+function declared(from,    i, align, size, t, pointer, lanes) {
     align = 0
+    lanes = 1
+    decl_name = ""
     for (i = from; i <= NF; i++) {
         if ($i == ".ptr") pointer = 1  # its .align is the pointee's, not the parameter's
         if ($i == ".align") { if (!pointer) align = $(i + 1) + 0; i++; continue }
+        if ($i ~ /^\.v(2|4|8)$/) { lanes = substr($i, 3) + 0; continue }  # a vector: its lanes side by side
         if ((size = type_size($i)) > 0) { t = i; break }
     }
-    if (!t) return ""
+    if (!t) {
+        for (i = from; i <= NF && ($i ~ /^\./ || $i ~ /^[0-9]+$/); i++) ;
+        if (i <= NF) decl_name = name_of($i)
+        return ""
+    }
     for (i = t + 1; i <= NF && $i ~ /^\./; i++)  # .ptr .global .align 4 ...
         if ($i == ".align") i++
-    size *= count_of(name_word($i))
-    if (!align) align = type_size($t)
+    size *= lanes * count_of(name_word($i))
+    if (!align) align = lanes * type_size($t)
     decl_name = name_of($i)
     return size ":" align
 }
@@ -226,14 +237,20 @@ in_params && /^[ \t]*\)/ { print "kernel\tname=" current "\tparams=" params; in_
 # global record; inside a function (only inline PTX declares one there), a
 # hidden one, which the program refuses. The strings device printf keeps
 # ($str, $str$1, ...) are text, left out; a variable named so that is not
-# text is as good as hidden (no reset finds it), and listed so.
+# text is as good as hidden (no reset finds it), and listed so. A line of
+# declarations alone is done here; the instructions of a line that holds
+# both are read by the rules below, as any line's.
 function declaration(statement, depth,    saved, i, p, is_text) {
     saved = $0
     $0 = statement
     for (i = 1; i <= NF; i++) if ($i == ".global" || $i == ".const") break
     p = declared(i + 1)
     is_text = text_bytes(statement)
-    if (p != "" && depth > 0) {
+    if (p == "" && decl_name != "") {  # a type no reset knows the size of: as good as hidden
+        if (!((decl_name, current) in hidden))
+            print "hidden\tname=" decl_name "\tfunction=" (depth > 0 ? current : "(module scope)")
+        hidden[decl_name, current] = 1
+    } else if (p != "" && depth > 0) {
         if (!((decl_name, current) in hidden)) print "hidden\tname=" decl_name "\tfunction=" current
         hidden[decl_name, current] = 1
     } else if (p != "" && decl_name ~ /^\$str(\$[0-9]+)?$/) {
@@ -250,6 +267,7 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 }
 {
     declarations = 0
+    statements = 0  # the line's other statements, which the rules below still read
     n_decl = split(code, decl_statement, ";")
     decl_depth = at
     for (q = 1; q <= n_decl; q++) {
@@ -261,11 +279,12 @@ function declaration(statement, depth,    saved, i, p, is_text) {
         if (lead ~ /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(global|const)[ \t]/ && lead !~ /\.extern/) {
             declaration(lead ";", decl_depth)
             declarations++
-        }
+        } else if (lead ~ /[^ \t]/)
+            statements++
         rest = lead
         decl_depth += gsub(/\{/, "{", rest) - gsub(/\}/, "}", rest)
     }
-    if (declarations && n_decl <= declarations + 1) next
+    if (declarations && !statements) next
 }
 
 # A block that takes a ticket -- a global atomic whose old value it uses,
