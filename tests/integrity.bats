@@ -840,6 +840,67 @@ $L__BB0_9:
 	ld.global.cg.u32 	%r40, [%rd15];
 	ret;
 }
+.visible .entry plainreread(
+	.param .u64 plainreread_param_0
+)
+{
+	ld.param.u64 	%rd1, [plainreread_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	st.global.u32 	[%rd5], %r3;
+	mul.wide.u32 	%rd13, %r14, 4;
+	add.s64 	%rd14, %rd2, %rd13;
+	atom.global.add.u32 	%r34, [%rd14], 1;
+	mul.wide.u32 	%rd15, %r14, 4;
+	add.s64 	%rd16, %rd2, %rd15;
+	ld.global.u32 	%r35, [%rd16];
+	ld.global.u32 	%r40, [%rd18];
+	ret;
+}
+.visible .entry plaincount(
+	.param .u64 plaincount_param_0
+)
+{
+	ld.param.u64 	%rd1, [plaincount_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	st.global.u32 	[%rd5], %r3;
+	mul.wide.u32 	%rd13, %r14, 4;
+	add.s64 	%rd14, %rd2, %rd13;
+	atom.global.add.u32 	%r34, [%rd14], 1;
+	ld.global.u32 	%r40, [%rd18];
+	ld.global.u32 	%r14, [%rd18];
+	mul.wide.u32 	%rd15, %r14, 4;
+	add.s64 	%rd16, %rd2, %rd15;
+	ld.global.u32 	%r35, [%rd16];
+	ret;
+}
+.visible .entry ctareads(
+	.param .u64 ctareads_param_0
+)
+{
+	ld.param.u64 	%rd3, [ctareads_param_0];
+	st.global.u32 	[%rd5], %r3;
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	add.s64 	%rd15, %rd3, %rd16;
+	ld.relaxed.cta.b32 %r42,[%rd15];
+	ret;
+}
+.visible .entry ctashared(
+	.param .u64 ctashared_param_0
+)
+{
+	ld.param.u64 	%rd3, [ctashared_param_0];
+	st.global.u32 	[%rd5], %r3;
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	mov.u32 	%r18, block_sum;
+	{ .reg .b64 %tmp;
+	  cvt.u64.u32 	%tmp, %r18;
+	  cvta.shared.u64 	%rd9, %tmp; }
+	add.s64 	%rd15, %rd9, %rd16;
+	ld.relaxed.cta.b32 %r42,[%rd15];
+	ret;
+}
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
@@ -861,7 +922,12 @@ PTX
     # fence takes no ticket on that path (alone); partial sums added into
     # place or reduced by the TMA are writes, a ticket's modifiers may
     # stand apart, and a block's scope on global memory orders nothing
-    # between blocks (partials, scoped).
+    # between blocks (partials, scoped). A count read back by a plain load
+    # of its own address, then the others' sums, is a ticket (plainreread);
+    # a plain load of another address is no read-back, though it holds the
+    # same register, written anew (plaincount). A block-scoped load through
+    # a kernel's pointer argument reads global memory (ctareads); through a
+    # shared variable's generic address, the block's own (ctashared).
     assert_output "$(printf '%s\n' \
         $'kernel\tname=bare\tparams=8:8' \
         $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
@@ -897,6 +963,12 @@ PTX
         $'unfenced\tname=partials\tinstruction=atom.global.inc.u32' \
         $'kernel\tname=scoped\tparams=8:8' \
         $'unfenced\tname=scoped\tinstruction=atom.relaxed.cta.global.add.u32' \
+        $'kernel\tname=plainreread\tparams=8:8' \
+        $'unfenced\tname=plainreread\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=plaincount\tparams=8:8' \
+        $'kernel\tname=ctareads\tparams=8:8' \
+        $'unfenced\tname=ctareads\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=ctashared\tparams=8:8' \
         $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32' \
         $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32' \
         $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32')"

@@ -217,6 +217,7 @@ function code_of(line,    out, i, j, c) {
     sub(/[ \t(;].*/, "", line)
     current = (line != "" ? line : "(unnamed)")
     in_params = ($0 ~ /\.entry/ && file == 1)
+    in_entry = ($0 ~ /\.entry/)
     params = ""
     if (in_params && $0 ~ /\)[ \t]*$/) { in_params = 0; print "kernel\tname=" current "\tparams=" }
     next
@@ -311,15 +312,72 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # .sys) or an atomic that releases at that scope; a fence of the block's
 # scope, an acquire, or a fence after the ticket orders nothing of what came
 # before it. A block's own (.cta) atomic or load through a generic address
-# is taken for its shared memory's, and is no ticket nor read. A path that
+# is taken for its shared memory's, and is no ticket nor read, unless the
+# address is made from a kernel's pointer argument (from_argument). A count
+# read back by a plain load of its own address (canon_address), with a load
+# after it, is a ticket too. A path that
 # returns or jumps away ends there: the text after it starts from the
 # writes at the last branch that may be taken. Not seen: a fence on a
-# branch that never runs, a store or a ticket in a __noinline__ helper (one
-# function at a time), a block's load of the others' sums through a generic
-# address, and a count read back by a plain load (which may see a stale
-# line). At the function's end (the next one's start, or the file's), one
+# branch that never runs, and a store or a ticket in a __noinline__ helper
+# (one function at a time). At the function's end (the next one's start, or the file's), one
 # line if it has an unfenced ticket:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
+# What an address is, as far as the text says: each register that simple
+# arithmetic defines (mov, add, sub, mul, mad, shl, shr, cvt, cvta, and, or,
+# xor, ld.param) stands for that operation of its sources' own meanings,
+# written out (def); a register any other instruction writes is a new value,
+# named by its version. Two addresses written alike are the same address; a
+# doubt makes them differ, never alike.
+function canon(x) {
+    if (x !~ /^%/) return x
+    return (x in def) ? def[x] : x "#" (ver[x] + 0)
+}
+function canon_address(operands,    a) {
+    a = address_of(operands)
+    if (a == "") return "(none)"
+    if (match(a, /[+-]/)) return canon(substr(a, 1, RSTART - 1)) substr(a, RSTART)
+    return canon(a)
+}
+# The [address] of an instruction's operands, without its brackets or spaces.
+function address_of(operands,    a) {
+    if (!match(operands, /\[[^]]*\]/)) return ""
+    a = substr(operands, RSTART + 1, RLENGTH - 2)
+    gsub(/[ \t]/, "", a)
+    return a
+}
+# An address into a kernel's pointer argument (global memory; a helper's
+# parameter may point to shared memory): a generic access through it is
+# no block's own shared memory, whatever its scope.
+function from_argument(a,    c) {
+    sub(/[+-].*/, "", a)
+    c = canon(a)
+    return in_entry && c ~ /ld\.param\.[usb]64\[\[/ && index(c, "[" current "_param_") && c !~ /cvta\.(shared|local)/
+}
+function track_def(word, operands,    n, part, i, dest, value, regs) {
+    n = split(operands, part, ",")
+    dest = part[1]
+    gsub(/[ \t;]/, "", dest)
+    if (dest ~ /^\{/) {  # a vector's registers, each written anew
+        regs = operands
+        sub(/\}.*/, "", regs)
+        gsub(/[{ \t]/, "", regs)
+        n = split(regs, part, ",")
+        for (i = 1; i <= n; i++) { ver[part[i]]++; delete def[part[i]] }
+        return
+    }
+    if (dest !~ /^%[A-Za-z0-9_]+$/) return
+    if (word ~ /^(mov|add|sub|mul|mad|shl|shr|cvt|cvta|and|or|xor)(\.|$)/ || word ~ /^ld\.param(\.|$)/) {
+        value = word "["
+        for (i = 2; i <= n; i++) {
+            gsub(/[ \t;]/, "", part[i])
+            value = value (i > 2 ? "," : "") (word ~ /^ld\.param/ ? part[i] : canon(part[i]))
+        }
+        value = value "]"
+        if (length(value) <= 2000) { def[dest] = value; return }
+    }
+    ver[dest]++
+    delete def[dest]
+}
 # counts_one(word, operands): an atomic whose every value is the constant 1
 # or -1 -- a counter's add, which moves no element (the destination and the
 # address are no values).
@@ -340,7 +398,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     # own (.cta) atomic or load through a generic address is taken for its
     # shared memory's (libcu++'s atomic_ref at block scope); such a store
     # may still be a partial sum's.
-    if (word ~ /\.cta(\.|$)/ && (word ~ /^(membar|fence)\./ || word !~ /\.global(\.|$)/)) {
+    if (word ~ /\.cta(\.|$)/ && (word ~ /^(membar|fence)\./ || (word !~ /\.global(\.|$)/ && !from_argument(address_of(operands))))) {
         if (word ~ /^st\./) stored = 1
         return
     }
@@ -373,6 +431,11 @@ function ticket_watch(word, operands,    dest, rest, reg) {
             # acquire, or past the L1 or out of it: relaxed, .cg, .cv, .lu,
             # .cs, L1::no_allocate, L1::evict_*), as a count read back is.
             if (word ~ /\.(volatile|relaxed|acquire|cg|cv|lu|cs)(\.|$)/ || word ~ /\.L1::(no_allocate|evict_)/) loaded_fresh = 1
+            # A plain load of the count's own address, and a load after it:
+            # the count read back (through the L1, stale or not), then the
+            # others' sums.
+            else if (count_reread) loaded_fresh = 1
+            else if (signalled && (canon_address(operands) in count_at)) count_reread = 1
         }
     }
     # The TMA's copy or reduction into global memory writes as a store does
@@ -394,7 +457,10 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         # result is never read), after a write with no fence between, is a
         # ticket too when a fresh load follows: the block reads the count
         # back (a volatile load) to learn that it is last.
-        if (stored) { signalled = 1; tickets_after_store = 1; if (ticket_instruction == "") ticket_instruction = word }
+        if (stored) {
+            signalled = 1; tickets_after_store = 1; if (ticket_instruction == "") ticket_instruction = word
+            count_at[canon_address(operands)] = 1
+        }
         # Atomics that put a value in place write as a store does (a partial
         # sum by atomicExch, or added into place); a counter's add does not.
         if (word ~ /\.(exch|cas)(\.|$)/ || !counts_one(word, operands)) stored = 1
@@ -405,6 +471,7 @@ function unfenced_verdict() {
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
     split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; stored_at_branch = 0
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
+    split("", count_at); count_reread = 0; split("", def)
 }
 END { unfenced_verdict(); ops_out() }
 
@@ -475,6 +542,7 @@ at > 0 && current != "" {
         sub(/[ \t{}].*/, "", word)
         sub(/^[^ \t{}]*/, "", operands)
         ticket_watch(word, operands)
+        track_def(word, operands)
         family = op_family(word, operands)
         if (family != "" && !((current, family) in op_seen)) {
             op_seen[current, family] = 1
