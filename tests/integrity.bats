@@ -885,6 +885,46 @@ $L__BB0_9:
 	ld.relaxed.cta.b32 %r42,[%rd15];
 	ret;
 }
+.visible .entry deadfence(
+	.param .u64 deadfence_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	@%p1 bra 	$L__BB0_3;
+	membar.gl;
+$L__BB0_3:
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p2, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry guardedfence(
+	.param .u64 guardedfence_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	@%p1 membar.gl;
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p2, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry bothpaths(
+	.param .u64 bothpaths_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	@%p1 bra 	$L__BB0_1;
+	membar.gl;
+	bra.uni 	$L__BB0_2;
+$L__BB0_1:
+	membar.gl;
+$L__BB0_2:
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p2, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
 .visible .entry ctashared(
 	.param .u64 ctashared_param_0
 )
@@ -927,7 +967,9 @@ PTX
     # a plain load of another address is no read-back, though it holds the
     # same register, written anew (plaincount). A block-scoped load through
     # a kernel's pointer argument reads global memory (ctareads); through a
-    # shared variable's generic address, the block's own (ctashared).
+    # shared variable's generic address, the block's own (ctashared). A
+    # fence that a branch jumps over, or one under a guard, may not run
+    # (deadfence, guardedfence); one on each path does (bothpaths).
     assert_output "$(printf '%s\n' \
         $'kernel\tname=bare\tparams=8:8' \
         $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
@@ -968,6 +1010,11 @@ PTX
         $'kernel\tname=plaincount\tparams=8:8' \
         $'kernel\tname=ctareads\tparams=8:8' \
         $'unfenced\tname=ctareads\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=deadfence\tparams=8:8' \
+        $'unfenced\tname=deadfence\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=guardedfence\tparams=8:8' \
+        $'unfenced\tname=guardedfence\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=bothpaths\tparams=8:8' \
         $'kernel\tname=ctashared\tparams=8:8' \
         $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32' \
         $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32' \

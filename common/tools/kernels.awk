@@ -316,10 +316,11 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # address is made from a kernel's pointer argument (from_argument). A count
 # read back by a plain load of its own address (canon_address), with a load
 # after it, is a ticket too. A path that
-# returns or jumps away ends there: the text after it starts from the
-# writes at the last branch that may be taken. Not seen: a fence on a
-# branch that never runs, and a store or a ticket in a __noinline__ helper
-# (one function at a time). At the function's end (the next one's start, or the file's), one
+# returns or jumps away ends there, and a branch carries the writes to its
+# label, where they join the text's: a fence that a branch jumps over, or
+# one under a guard, orders nothing for sure. (Forward only: a loop's way
+# back is not followed.) Not seen: a store or a ticket in a __noinline__
+# helper (one function at a time). At the function's end (the next one's start, or the file's), one
 # line if it has an unfenced ticket:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
 # What an address is, as far as the text says: each register that simple
@@ -407,14 +408,23 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     # last one can be unseen when a ticket is taken. (An atomic that only
     # acquires orders nothing before it, nor does a store that releases
     # what came before the store itself: the ticket after it may pass it.)
-    if (word ~ /^membar\.(gl|sys)$/ || word ~ /^fence\.(sc|acq_rel|release)\.(gpu|sys)$/ ||
-        (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/ && word !~ /\.cta(\.|$)/)) { stored = 0; return }
-    # A path that returns, or jumps away, goes no further: what the text
-    # holds after it is reached by a branch from before, where the writes
-    # were as at the last branch that may be taken (a block alone that
-    # stores the sum and leaves, after the fence, before the ticket).
-    if (word ~ /^(ret|exit)(\.|$)/ || (word ~ /^bra(\.|$)/ && !guarded)) { stored = stored_at_branch; return }
-    if (word ~ /^bra(\.|$)/) stored_at_branch = stored
+    # (A fence under a guard may not run: it orders nothing for sure.)
+    if (!guarded && (word ~ /^membar\.(gl|sys)$/ || word ~ /^fence\.(sc|acq_rel|release)\.(gpu|sys)$/)) { stored = 0; return }
+    if (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/ && word !~ /\.cta(\.|$)/) { if (!guarded) stored = 0; return }
+    # Paths, forward: a branch carries the writes as they are to its label,
+    # where they join those of the text before it (at_label); a path that
+    # returns, or jumps away, goes no further, so the text after it starts
+    # with what its label's branches carry (a block alone that stores the
+    # sum and leaves, after the fence, before the ticket; a fence that a
+    # branch jumps over orders nothing on that path).
+    if (word ~ /^bra(\.|$)/) {
+        target = operands
+        gsub(/[ \t;]/, "", target)
+        if (stored) at_label[target] = 1
+        if (!guarded) stored = 0
+        return
+    }
+    if (word ~ /^(ret|exit)(\.|$)/) { if (!guarded) stored = 0; return }
     # Every name an operand reads: a register's, with or without its %.
     rest = operands
     while (match(rest, /[%A-Za-z_$][A-Za-z0-9_$]*/)) {
@@ -469,7 +479,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
 function unfenced_verdict() {
     if (current != "" && ((ticket_used && loaded_after) || (signalled && loaded_fresh)))
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
-    split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; stored_at_branch = 0
+    split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; split("", at_label)
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
     split("", count_at); count_reread = 0; split("", def)
 }
@@ -535,7 +545,12 @@ at > 0 && current != "" {
         # ptxas reads each as a word of the same name.
         gsub(/[ \t]+\./, ".", word)
         sub(/^[ \t{}]*/, "", word)
-        while (sub(/^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/, "", word)) {}
+        while (match(word, /^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/)) {
+            label = substr(word, 1, RLENGTH)
+            sub(/:.*/, "", label)
+            if (label in at_label) stored = 1  # a branch brought writes here
+            word = substr(word, RLENGTH + 1)
+        }
         guarded = word ~ /^@/
         sub(/^@[ \t]*!?[ \t]*[A-Za-z0-9_$%]+[ \t]*/, "", word)
         operands = word
