@@ -1021,6 +1021,149 @@ PTX
         $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32')"
 }
 
+# A __noinline__ helper is a function of its own in the PTX, called: its
+# body counts where it is called, so a store, a fence or a ticket moved
+# into one is seen as in the kernel (06-last-block-noinline-store,
+# -noinline-ticket), and a fence a helper makes is a fence.
+@test "kernels.awk reads a device function's body where a kernel calls it" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    cat >"$a" <<'PTX'
+.func _Z3putPii(
+	.param .b64 _Z3putPii_param_0,
+	.param .b32 _Z3putPii_param_1
+)
+{
+	ld.param.u64 	%rd1, [_Z3putPii_param_0];
+	ld.param.u32 	%r1, [_Z3putPii_param_1];
+	st.global.u32 	[%rd1], %r1;
+	ret;
+}
+.func _Z9fence_allv()
+{
+	membar.gl;
+	ret;
+}
+.func _Z11maybe_fenceb(
+	.param .b32 _Z11maybe_fenceb_param_0
+)
+{
+	@%p1 bra 	$L__BB2_2;
+	membar.gl;
+$L__BB2_2:
+	ret;
+}
+.func  (.param .b32 func_retval0) _Z11take_ticketPj(
+	.param .b64 _Z11take_ticketPj_param_0
+)
+{
+	ld.param.u64 	%rd1, [_Z11take_ticketPj_param_0];
+	atom.global.add.u32 	%r1, [%rd1], 1;
+	st.param.b32 	[func_retval0+0], %r1;
+	ret;
+}
+.visible .entry stored(
+	.param .u64 stored_param_0
+)
+{
+	{ // callseq 0, 0
+	call.uni 
+	_Z3putPii, 
+	(
+	param0, 
+	param1
+	);
+	} // callseq 0
+	atom.global.add.u32 	%r4, [%rd5], 1;
+	setp.eq.s32 	%p1, %r4, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry helperfence(
+	.param .u64 helperfence_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	{ // callseq 1, 0
+	call.uni 
+	_Z9fence_allv, 
+	(
+	);
+	} // callseq 1
+	atom.global.add.u32 	%r4, [%rd5], 1;
+	setp.eq.s32 	%p1, %r4, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry maybe(
+	.param .u64 maybe_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	{ // callseq 2, 0
+	call.uni 
+	_Z11maybe_fenceb, 
+	(
+	param0
+	);
+	} // callseq 2
+	atom.global.add.u32 	%r4, [%rd5], 1;
+	setp.eq.s32 	%p1, %r4, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry ticketed(
+	.param .u64 ticketed_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	{ // callseq 3, 0
+	.param .b32 retval0;
+	call.uni (retval0), 
+	_Z11take_ticketPj, 
+	(
+	param0
+	);
+	ld.param.b32 	%r37, [retval0+0];
+	} // callseq 3
+	setp.eq.s32 	%p8, %r37, %r38;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry untaken(
+	.param .u64 untaken_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	{ // callseq 4, 0
+	.param .b32 retval0;
+	call.uni (retval0), 
+	_Z11take_ticketPj, 
+	(
+	param0
+	);
+	ld.param.b32 	%r37, [retval0+0];
+	} // callseq 4
+	ld.global.u32 	%r40, [%rd15];
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    output=$(grep -v $'\tfamily=atom.global\t' <<<"$output")
+    # A store in a helper, then the ticket (stored); a helper's fence
+    # (helperfence), and one it may skip (maybe); a ticket a helper takes
+    # and returns, used (ticketed) or not (untaken).
+    assert_output "$(printf '%s\n' \
+        $'kernel\tname=stored\tparams=8:8' \
+        $'unfenced\tname=stored\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=helperfence\tparams=8:8' \
+        $'kernel\tname=maybe\tparams=8:8' \
+        $'unfenced\tname=maybe\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=ticketed\tparams=8:8' \
+        $'unfenced\tname=ticketed\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=untaken\tparams=8:8')"
+}
+
 @test "kernels.awk reads a carriage return, form feed or vertical tab as a space, and a predicate spaced out" {
     local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
     {

@@ -216,6 +216,7 @@ function code_of(line,    out, i, j, c) {
     if (line ~ /^\(/) sub(/^\([^)]*\)[ \t]*/, "", line)
     sub(/[ \t(;].*/, "", line)
     current = (line != "" ? line : "(unnamed)")
+    body_size[current] = 0
     in_params = ($0 ~ /\.entry/ && file == 1)
     in_entry = ($0 ~ /\.entry/)
     params = ""
@@ -319,8 +320,8 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # returns or jumps away ends there, and a branch carries the writes to its
 # label, where they join the text's: a fence that a branch jumps over, or
 # one under a guard, orders nothing for sure. (Forward only: a loop's way
-# back is not followed.) Not seen: a store or a ticket in a __noinline__
-# helper (one function at a time). At the function's end (the next one's start, or the file's), one
+# back is not followed.) A device function called is read where it is
+# called (call_watch). At the function's end (the next one's start, or the file's), one
 # line if it has an unfenced ticket:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
 # What an address is, as far as the text says: each register that simple
@@ -367,7 +368,8 @@ function track_def(word, operands,    n, part, i, dest, value, regs) {
         return
     }
     if (dest !~ /^%[A-Za-z0-9_]+$/) return
-    if (word ~ /^(mov|add|sub|mul|mad|shl|shr|cvt|cvta|and|or|xor)(\.|$)/ || word ~ /^ld\.param(\.|$)/) {
+    # (A value a call returns, ld.param of retval, is a new one each call.)
+    if (word ~ /^(mov|add|sub|mul|mad|shl|shr|cvt|cvta|and|or|xor)(\.|$)/ || (word ~ /^ld\.param(\.|$)/ && operands !~ /retval/)) {
         value = word "["
         for (i = 2; i <= n; i++) {
             gsub(/[ \t;]/, "", part[i])
@@ -378,6 +380,67 @@ function track_def(word, operands,    n, part, i, dest, value, regs) {
     }
     ver[dest]++
     delete def[dest]
+}
+# A call of a device function (a __noinline__ helper) is read as if its
+# body stood there: what it writes, fences, counts and reads counts for the
+# caller, its registers and labels renamed apart, its returns a jump to its
+# end, and the register it returns its value in (st.param func_retval0) the
+# caller's that loads it (ld.param retval0): a ticket taken in a helper is
+# the caller's ticket. Only a function whose body came before the call
+# (nvcc writes a helper before its callers), at most four calls deep.
+function call_watch(word, operands,    rest, name, dest) {
+    if (word ~ /^ld\.param(\.|$)/ && operands ~ /\[retval/ && returned != "") {
+        dest = operands
+        sub(/^[ \t]*/, "", dest)
+        sub(/[ \t,].*/, "", dest)
+        if (returned in ticket) ticket[dest] = ticket[returned]
+        if (returned in read_back) read_back[dest] = 1
+        returned = ""
+        return 1  # the returned value loaded: no read of it yet
+    }
+    if (word ~ /^call(\.uni)?$/) { calling = 1; rest = operands }
+    else if (calling) rest = word operands
+    else return
+    gsub(/\([^)]*\)/, "", rest)  # (retval0), (param0, ...) where they stand on the line
+    if (!match(rest, /[A-Za-z_$][A-Za-z0-9_$]*/)) return
+    name = substr(rest, RSTART, RLENGTH)
+    calling = 0
+    if (body_size[name] > 0 && replaying < 4) replay(name)
+}
+function replay(name,    k, n, w, ops, g, lbl, i, tag, end_label, saved_guarded, src, instance) {
+    replaying++
+    instance = ++replays  # each call's labels its own
+    tag = "_in" instance "_" name
+    end_label = name "#" instance ":return"
+    saved_guarded = guarded
+    n = body_size[name]
+    for (k = 1; k <= n; k++) {
+        w = body_word[name, k]
+        ops = body_operands[name, k]
+        g = body_guarded[name, k]
+        split(body_labels[name, k], lbl, " ")
+        for (i in lbl) if (lbl[i] != "" && ((name "#" instance ":" lbl[i]) in at_label)) stored = 1
+        gsub(/%[A-Za-z0-9_]+/, "&" tag, ops)
+        guarded = g
+        if (w ~ /^ret(\.|$)/) { if (stored) at_label[end_label] = 1; if (!g) stored = 0; continue }
+        if (w ~ /^bra(\.|$)/) {
+            ops = body_operands[name, k]
+            gsub(/[ \t;]/, "", ops)
+            ops = name "#" instance ":" ops
+        }
+        if (w ~ /^st\.param(\.|$)/ && ops ~ /func_retval/) {
+            src = ops
+            sub(/^[^,]*,[ \t]*/, "", src)
+            gsub(/[ \t;]/, "", src)
+            returned = src
+            continue
+        }
+        if (!call_watch(w, ops)) ticket_watch(w, ops)
+        track_def(w, ops)
+    }
+    if (end_label in at_label) stored = 1
+    guarded = saved_guarded
+    replaying--
 }
 # counts_one(word, operands): an atomic whose every value is the constant 1
 # or -1 -- a counter's add, which moves no element (the destination and the
@@ -481,7 +544,7 @@ function unfenced_verdict() {
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
     split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; split("", at_label)
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
-    split("", count_at); count_reread = 0; split("", def)
+    split("", count_at); count_reread = 0; split("", def); calling = 0; returned = ""
 }
 END { unfenced_verdict(); ops_out() }
 
@@ -545,10 +608,12 @@ at > 0 && current != "" {
         # ptxas reads each as a word of the same name.
         gsub(/[ \t]+\./, ".", word)
         sub(/^[ \t{}]*/, "", word)
+        labels = ""
         while (match(word, /^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/)) {
             label = substr(word, 1, RLENGTH)
             sub(/:.*/, "", label)
             if (label in at_label) stored = 1  # a branch brought writes here
+            labels = labels " " label
             word = substr(word, RLENGTH + 1)
         }
         guarded = word ~ /^@/
@@ -556,7 +621,12 @@ at > 0 && current != "" {
         operands = word
         sub(/[ \t{}].*/, "", word)
         sub(/^[^ \t{}]*/, "", operands)
-        ticket_watch(word, operands)
+        if (!in_entry) {  # a device function's statements, for its callers (call_watch)
+            k = ++body_size[current]
+            body_word[current, k] = word; body_operands[current, k] = operands
+            body_guarded[current, k] = guarded; body_labels[current, k] = labels
+        }
+        if (!call_watch(word, operands)) ticket_watch(word, operands)
         track_def(word, operands)
         family = op_family(word, operands)
         if (family != "" && !((current, family) in op_seen)) {
