@@ -398,7 +398,7 @@ function call_watch(word, operands,    rest, name, dest) {
         returned = ""
         return 1  # the returned value loaded: no read of it yet
     }
-    if (word ~ /^call(\.uni)?$/) { calling = 1; rest = operands }
+    if (word ~ /^call(\.uni)?$/) { calling = 1; returned = ""; rest = operands }  # (a value no one loaded is gone)
     else if (calling) rest = word operands
     else return
     gsub(/\([^)]*\)/, "", rest)  # (retval0), (param0, ...) where they stand on the line
