@@ -109,7 +109,7 @@ build_cc() {
     if [ ! -e "$(dirname "$(readlink -f "$(command -v nvcc)")")/compute-sanitizer" ]; then
         run env PATH="$bin" "$DOCTOR"
         assert_failure 1
-        assert_equal "${lines[-1]}" "doctor: MISSING (above, with the fix): compute-sanitizer (exit 1)"
+        assert_equal "${lines[-1]}" "doctor: MISSING (above, with the fix): compute-sanitizer (status 1; through make, 2)"
     fi
     # Nothing missing: 0 from both.
     printf '#!/bin/sh\necho "NVIDIA (R) Compute Sanitizer"\necho "Version 2099.1"\n' >"$bin/compute-sanitizer"

@@ -33,14 +33,20 @@ track_files() {
 }
 
 # The workbook's files, relative to it: in a clone, those git tracks and
-# those it would (new, not ignored); in a copy without the history (a
-# handout), every file but the builds, results and tools.
+# those it would (new, not ignored) in a folder of its own (a new script in
+# grading/, not a learner's scratch copy beside the steps); in a copy
+# without the history (a handout), every file but the builds, results,
+# tools and hidden folders (.ci aside).
 workbook_files() {
     if [ "$(git -C "$WORKBOOK_DIR" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$WORKBOOK_DIR" && pwd -P)" ]; then
-        git -C "$WORKBOOK_DIR" ls-files --cached --others --exclude-standard | sort -u |
-            while IFS= read -r file; do [ -e "$WORKBOOK_DIR/$file" ] && echo "$file"; done  # not one deleted here
+        local tops
+        tops=$(git -C "$WORKBOOK_DIR" ls-files --cached | sed 's|/.*||' | sort -u)
+        { git -C "$WORKBOOK_DIR" ls-files --cached
+            git -C "$WORKBOOK_DIR" ls-files --others --exclude-standard | awk -v tops="$tops" 'BEGIN { n = split(tops, t, "\n"); for (i = 1; i <= n; i++) top[t[i]] = 1 }
+                { f = $0; sub(/\/.*/, "", f) } $0 ~ /\// && (f in top)'
+        } | sort -u | while IFS= read -r file; do [ -f "$WORKBOOK_DIR/$file" ] && echo "$file"; done  # not one deleted here
     else
-        (cd "$WORKBOOK_DIR" && find . \( -name .git -o -path ./results -o -path ./.tools -o -name build \) -prune -o -type f -print) |
+        (cd "$WORKBOOK_DIR" && find . \( -name .git -o -path ./results -o -path ./.tools -o -name build -o \( -path './.*' ! -path ./.ci \) \) -prune -o -type f -print) |
             sed 's|^\./||'
     fi
 }

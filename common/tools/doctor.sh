@@ -193,9 +193,9 @@ if ncu=$(find_tool ncu); then
     fi
 elif [ "$no_gpu" = 0 ]; then
     # With a GPU, the grader's lesson test needs it: without, it skips and scores nothing.
-    needed ncu "not found: make profile and the grader's lesson test cannot run" "it comes with the CUDA toolkit (Nsight Compute), or apt-get install nsight-compute"
+    needed ncu "not found: make profile, make explain and the grader's lesson test cannot run" "it comes with the CUDA toolkit (Nsight Compute), or apt-get install nsight-compute"
 else
-    note ncu "not found: make profile cannot run" "it comes with the CUDA toolkit (Nsight Compute), or apt-get install nsight-compute"
+    note ncu "not found: make profile, make explain and, on a GPU, the grader's lesson test cannot run" "it comes with the CUDA toolkit (Nsight Compute), or apt-get install nsight-compute"
     absent+=(ncu)
 fi
 # The grader's sandbox: optional, but what a class's grading should have.
@@ -215,7 +215,7 @@ echo
 # reads only the status must learn of it, and the last line names it all.
 if [ ${#missing[@]} -gt 0 ]; then
     list=$(printf '%s, ' "${missing[@]}")
-    echo "doctor: MISSING (above, with the fix): ${list%, }$([ "$no_gpu" = 1 ] && echo "; and no usable GPU") (exit 1)"
+    echo "doctor: MISSING (above, with the fix): ${list%, }$([ "$no_gpu" = 1 ] && echo "; and no usable GPU") (status 1; through make, 2)"
     exit 1
 fi
 if [ "$no_gpu" = 1 ]; then
@@ -223,7 +223,7 @@ if [ "$no_gpu" = 1 ]; then
     [ ${#absent[@]} -eq 0 ] || also="; a GPU machine would need $(printf '%s, ' "${absent[@]}" | sed 's/, $//') as well (notes above)"
     hosts="nothing else is missing for the build and the host tests"
     [ ${#host_skips[@]} -eq 0 ] || hosts="nothing else is missing for the build; without $(printf '%s, ' "${host_skips[@]}" | sed 's/, $//'), a few host tests skip (note above)"
-    echo "doctor: no usable GPU: the programs and the grader's GPU tests cannot run here; $hosts$also (exit 77)"
+    echo "doctor: no usable GPU: the programs and the grader's GPU tests cannot run here; $hosts$also (status 77; through make, 2)"
     exit 77
 fi
 echo "doctor: everything grading needs is here"

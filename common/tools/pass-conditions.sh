@@ -144,7 +144,7 @@ if [ -n "$(field lesson)" ]; then
     forbids=$(field lesson_forbids)
     echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`) under ncu, a round drawn at random for each grading${forbids:+; no $(family_words "$forbids"): they do that work where the counter cannot see it} | $(points lesson) |"
 fi
-echo "| clean under compute-sanitizer | nothing found by $sanitize_runs; and no clock read, nor an atomic taken as a ticket without a fence (read from your kernels' PTX) | $(points sanitize) |"
+echo "| clean under compute-sanitizer | nothing found by $sanitize_runs (the grader's first run adds two more of the correctness tests' sizes and one more block, drawn anew each grading); and no clock read, nor an atomic taken as a ticket without a fence (read from your kernels' PTX) | $(points sanitize) |"
 echo "| integrity of your file | its host code only launches its kernels (\`grading/integrity $program.cu\`) | $(points integrity) |"
 echo "| launch audit | $shape | $(points audit) |"
 echo
