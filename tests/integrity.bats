@@ -333,13 +333,16 @@ PTX
 # A vector's lanes and a .b128 are sized as ptxas lays them out; a type the
 # table does not know names its variable as hidden (refused) instead of
 # leaving it unreset; and a statement after a declaration on its line is
-# read by the other rules (05-b128-counter, 04-declaration-masks-line).
+# read by the other rules (05-b128-counter, 04-declaration-masks-line); a
+# declaration whose words go on to the next line is one; a printf's empty
+# string ("", one byte of no initializer) is text.
 @test "kernels.awk sizes vector and .b128 variables, refuses a type it does not know, and reads what follows a declaration" {
     local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
     cat >"$a" <<'PTX'
 .global .v4 .u32 quad;
 .global .align 16 .b128 wide[2];
 .global .b256 unknown;
+.global .align 1 .b8 $str$1[1];
 .visible .entry k(
 	.param .u64 k_param_0
 )
@@ -349,12 +352,16 @@ PTX
 ;
 	// end inline asm
 	.global .v2 .u64 pair; add.s32 %r2, %r3, %r4;
+	// begin inline asm
+	.global
+	.align 4 .u32 stash;
+	// end inline asm
 	ret;
 }
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
-    assert_output "$(printf 'global\tname=quad\tbytes=16\tspace=global\nglobal\tname=wide\tbytes=32\tspace=global\nhidden\tname=unknown\tfunction=(module scope)\nkernel\tname=k\tparams=8:8\nhidden\tname=pad\tfunction=k\nhidden\tname=pair\tfunction=k\nop\tname=k\tfamily=atom.global\tinstruction=red.global.add.u32')"
+    assert_output "$(printf 'global\tname=quad\tbytes=16\tspace=global\nglobal\tname=wide\tbytes=32\tspace=global\nhidden\tname=unknown\tfunction=(module scope)\ntext\tname=$str$1\tbytes=1\nkernel\tname=k\tparams=8:8\nhidden\tname=pad\tfunction=k\nhidden\tname=pair\tfunction=k\nhidden\tname=stash\tfunction=k\nop\tname=k\tfamily=atom.global\tinstruction=red.global.add.u32')"
 }
 
 # Inline PTX can close its function's body with a brace and declare memory
@@ -925,6 +932,85 @@ $L__BB0_2:
 	ld.global.cg.u32 	%r40, [%rd15];
 	ret;
 }
+.visible .entry firstblock(
+	.param .u64 firstblock_param_0
+)
+{
+	ld.param.u64 	%rd1, [firstblock_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	st.global.u32 	[last_n], %r1;
+	atom.global.add.u32 	%r2, [blocks_run], 1;
+	setp.ne.s32 	%p1, %r2, 0;
+	ld.global.u32 	%r3, [%rd2];
+	ret;
+}
+.visible .entry tilequeue(
+	.param .u64 tilequeue_param_0,
+	.param .u64 tilequeue_param_1
+)
+{
+	ld.param.u64 	%rd1, [tilequeue_param_0];
+	ld.param.u64 	%rd5, [tilequeue_param_1];
+	atom.global.add.u32 	%r3, [%rd5], %r2;
+	atom.global.add.u32 	%r1, [tiles], 1;
+	setp.lt.u32 	%p1, %r1, %r9;
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd4, %rd1, %rd3;
+	ld.global.u32 	%r4, [%rd4];
+	ret;
+}
+.visible .entry streamcount(
+	.param .u64 streamcount_param_0
+)
+{
+	ld.param.u64 	%rd1, [streamcount_param_0];
+	st.global.u32 	[debug_n], %r1;
+	red.global.add.u32 	[counter], 1;
+	ld.global.cs.u32 	%r3, [%rd1];
+	ld.global.cs.u32 	%r4, [%rd1+4];
+	ret;
+}
+.visible .entry clustered(
+	.param .u64 clustered_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	atom.acq_rel.cluster.global.add.u32 	%r5, [%rd7], 0;
+	atom.global.add.u32 	%r37, [%rd14], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry ctaselp(
+	.param .u64 ctaselp_param_0,
+	.param .u64 ctaselp_param_1
+)
+{
+	ld.param.u64 	%rd1, [ctaselp_param_0];
+	ld.param.u64 	%rd2, [ctaselp_param_1];
+	st.global.u32 	[%rd5], %r3;
+	selp.b64 	%rd9, %rd1, %rd2, %p3;
+	atom.relaxed.cta.add.u32 	%r37, [%rd9], 1;
+	setp.eq.s32 	%p1, %r37, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
+.visible .entry movreread(
+	.param .u64 movreread_param_0
+)
+{
+	ld.param.u64 	%rd4, [movreread_param_0];
+	cvta.to.global.u64 	%rd1, %rd4;
+	st.global.u32 	[%rd13], %r36;
+	mul.wide.u32 	%rd14, %r37, 4;
+	add.s64 	%rd15, %rd1, %rd14;
+	atom.global.add.u32 	%r38, [%rd15], 1;
+	add.s64 	%rd11, %rd4, %rd14;
+	mov.b64 	%rd10, %rd11;
+	ld.u32 	%r39, [%rd10];
+	ld.global.u32 	%r43, [%rd17];
+	ret;
+}
 .visible .entry ctashared(
 	.param .u64 ctashared_param_0
 )
@@ -967,7 +1053,14 @@ PTX
     # a plain load of another address is no read-back, though it holds the
     # same register, written anew (plaincount). A block-scoped load through
     # a kernel's pointer argument reads global memory (ctareads); through a
-    # shared variable's generic address, the block's own (ctashared). A
+    # shared variable's generic address, the block's own (ctashared), and
+    # so is one through an address picked by selp from arguments (ctaselp).
+    # A read after a ticket counts where it may be of a buffer written
+    # before: not the input, read after a first-block test of a debugging
+    # counter (firstblock), a work queue's next tile (tilequeue) or a counter
+    # whose old value is unused (streamcount). A release at a cluster's
+    # scope orders nothing between clusters (clustered); a count read back
+    # through a copy of a generic address is read back (movreread). A
     # fence that a branch jumps over, or one under a guard, may not run
     # (deadfence, guardedfence); one on each path does (bothpaths).
     assert_output "$(printf '%s\n' \
@@ -1015,10 +1108,20 @@ PTX
         $'kernel\tname=guardedfence\tparams=8:8' \
         $'unfenced\tname=guardedfence\tinstruction=atom.global.add.u32' \
         $'kernel\tname=bothpaths\tparams=8:8' \
+        $'kernel\tname=firstblock\tparams=8:8' \
+        $'kernel\tname=tilequeue\tparams=8:8,8:8' \
+        $'kernel\tname=streamcount\tparams=8:8' \
+        $'kernel\tname=clustered\tparams=8:8' \
+        $'unfenced\tname=clustered\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=ctaselp\tparams=8:8,8:8' \
+        $'unfenced\tname=ctaselp\tinstruction=atom.relaxed.cta.add.u32' \
+        $'kernel\tname=movreread\tparams=8:8' \
+        $'unfenced\tname=movreread\tinstruction=atom.global.add.u32' \
         $'kernel\tname=ctashared\tparams=8:8' \
         $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32' \
         $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32' \
-        $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32')"
+        $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32' \
+        $'op\tname=ctaselp\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32')"
 }
 
 # A __noinline__ helper is a function of its own in the PTX, called: its
@@ -1129,6 +1232,17 @@ $L__BB2_2:
 	ld.global.cg.u32 	%r40, [%rd15];
 	ret;
 }
+.visible .entry guardcall(
+	.param .u64 guardcall_param_0
+)
+{
+	st.global.u32 	[%rd2], %r3;
+	@%p4 call.uni 	_Z9fence_allv, ();
+	atom.global.add.u32 	%r4, [%rd5], 1;
+	setp.eq.s32 	%p1, %r4, %r9;
+	ld.global.cg.u32 	%r40, [%rd15];
+	ret;
+}
 .visible .entry untaken(
 	.param .u64 untaken_param_0
 )
@@ -1151,8 +1265,9 @@ PTX
     assert_success
     output=$(grep -v $'\tfamily=atom.global\t' <<<"$output")
     # A store in a helper, then the ticket (stored); a helper's fence
-    # (helperfence), and one it may skip (maybe); a ticket a helper takes
-    # and returns, used (ticketed) or not (untaken).
+    # (helperfence), one it may skip (maybe), and one a guarded call may
+    # skip (guardcall); a ticket a helper takes and returns, used
+    # (ticketed) or not (untaken).
     assert_output "$(printf '%s\n' \
         $'kernel\tname=stored\tparams=8:8' \
         $'unfenced\tname=stored\tinstruction=atom.global.add.u32' \
@@ -1161,6 +1276,8 @@ PTX
         $'unfenced\tname=maybe\tinstruction=atom.global.add.u32' \
         $'kernel\tname=ticketed\tparams=8:8' \
         $'unfenced\tname=ticketed\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=guardcall\tparams=8:8' \
+        $'unfenced\tname=guardcall\tinstruction=atom.global.add.u32' \
         $'kernel\tname=untaken\tparams=8:8')"
 }
 

@@ -196,6 +196,14 @@ function code_of(line,    out, i, j, c) {
     # statement. (Blank lines between them, and comments, are nothing.)
     if (guard != "") { code = guard code; guard = "" }
     if (opcarry != "" && code !~ /^[ \t]*$/) { code = opcarry " " code; opcarry = "" }
+    # So is a declaration whose words go on past the line's end (.global,
+    # then .align 4 .u32 x; on the next line).
+    if (declcarry != "" && code !~ /^[ \t]*$/) { code = declcarry " " code; declcarry = "" }
+    if (match(code, /(^|[;{}])[ \t]*(\.(visible|weak|extern)[ \t]+)?\.(global|const)([ \t][^;]*)?$/)) {
+        if (substr(code, RSTART, 1) ~ /[;{}]/) RSTART++
+        declcarry = substr(code, RSTART)
+        code = substr(code, 1, RSTART - 1)
+    }
     if (match(code, /@[ \t]*!?[ \t]*$/)) { guard = substr(code, RSTART); code = substr(code, 1, RSTART - 1) }
     else if (match(code, /(^|[;{}])[ \t]*(@[ \t]*!?[ \t]*[A-Za-z0-9_$%]+[ \t]+)?[a-z][a-z0-9_]*(\.[A-Za-z0-9_:]+)*[ \t]*$/)) {
         if (substr(code, RSTART, 1) ~ /[;{}]/) RSTART++
@@ -248,6 +256,9 @@ function declaration(statement, depth,    saved, i, p, is_text) {
     for (i = 1; i <= NF; i++) if ($i == ".global" || $i == ".const") break
     p = declared(i + 1)
     is_text = text_bytes(statement)
+    # An empty string ("" in a printf) is its closing zero alone: one byte,
+    # no initializer.
+    if (p ~ /^1:/ && statement !~ /=/ && decl_name ~ /^\$str(\$[0-9]+)?$/) is_text = 1
     if (p == "" && decl_name != "") {  # a type no reset knows the size of: as good as hidden
         if (!((decl_name, current) in hidden))
             print "hidden\tname=" decl_name "\tfunction=" (depth > 0 ? current : "(module scope)")
@@ -310,9 +321,11 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # into global memory. A ticket taken before anything is written (a counter
 # that hands out work) needs no fence, nor one after a fence of the GPU or
 # the system (membar.gl, fence.sc, fence.acq_rel or fence.release of .gpu or
-# .sys) or an atomic that releases at that scope; a fence of the block's
-# scope, an acquire, or a fence after the ticket orders nothing of what came
-# before it. A block's own (.cta) atomic or load through a generic address
+# .sys) or an atomic that releases at that scope; a fence of the block's or
+# the cluster's scope, an acquire, or a fence after the ticket orders
+# nothing of what came before it. A read after a ticket counts only where it
+# may be of a buffer written before it (base_of: the input read after a
+# work queue's or a debugging counter's atomic is none). A block's own (.cta) atomic or load through a generic address
 # is taken for its shared memory's, and is no ticket nor read, unless the
 # address is made from a kernel's pointer argument (from_argument). A count
 # read back by a plain load of its own address (canon_address), with a load
@@ -321,8 +334,13 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # label, where they join the text's: a fence that a branch jumps over, or
 # one under a guard, orders nothing for sure. (Forward only: a loop's way
 # back is not followed.) A device function called is read where it is
-# called (call_watch). At the function's end (the next one's start, or the file's), one
-# line if it has an unfenced ticket:
+# called (call_watch). Not seen: a loop that stores on one pass and takes
+# its ticket on the next, a call through a function pointer, a store by one
+# thread and a ticket by another with no barrier between (one stream of
+# instructions is read, not threads), a race of flags with no atomic at
+# all, and one buffer passed twice, written through one argument and read
+# through the other. At the function's end (the next one's start, or the
+# file's), one line if it has an unfenced ticket:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
 # What an address is, as far as the text says: each register that simple
 # arithmetic defines (mov, add, sub, mul, mad, shl, shr, cvt, cvta, and, or,
@@ -369,7 +387,13 @@ function track_def(word, operands,    n, part, i, dest, value, regs) {
     }
     if (dest !~ /^%[A-Za-z0-9_]+$/) return
     # (A value a call returns, ld.param of retval, is a new one each call.)
-    if (word ~ /^(mov|add|sub|mul|mad|shl|shr|cvt|cvta|and|or|xor)(\.|$)/ || (word ~ /^ld\.param(\.|$)/ && operands !~ /retval/)) {
+    # A copy is its source, and so is a global address made generic or back:
+    # the two name the same byte.
+    if ((word ~ /^mov(\.|$)/ || word ~ /^cvta(\.to)?\.global(\.|$)/) && n == 2) {
+        gsub(/[ \t;]/, "", part[2])
+        if (part[2] !~ /^\{/) { def[dest] = canon(part[2]); return }
+    }
+    if (word ~ /^(mov|add|sub|mul|mad|shl|shr|cvt|cvta|and|or|xor|selp)(\.|$)/ || (word ~ /^ld\.param(\.|$)/ && operands !~ /retval/)) {
         value = word "["
         for (i = 2; i <= n; i++) {
             gsub(/[ \t;]/, "", part[i])
@@ -387,8 +411,9 @@ function track_def(word, operands,    n, part, i, dest, value, regs) {
 # end, and the register it returns its value in (st.param func_retval0) the
 # caller's that loads it (ld.param retval0): a ticket taken in a helper is
 # the caller's ticket. Only a function whose body came before the call
-# (nvcc writes a helper before its callers), at most four calls deep.
-function call_watch(word, operands,    rest, name, dest) {
+# (nvcc writes a helper before its callers), at most sixteen calls deep. A
+# call under a guard may not run: what was written before it stays written.
+function call_watch(word, operands,    rest, name, dest, before, g) {
     if (word ~ /^ld\.param(\.|$)/ && operands ~ /\[retval/ && returned != "") {
         dest = operands
         sub(/^[ \t]*/, "", dest)
@@ -398,14 +423,19 @@ function call_watch(word, operands,    rest, name, dest) {
         returned = ""
         return 1  # the returned value loaded: no read of it yet
     }
-    if (word ~ /^call(\.uni)?$/) { calling = 1; returned = ""; rest = operands }  # (a value no one loaded is gone)
+    if (word ~ /^call(\.uni)?$/) { calling = 1; call_guarded = guarded; returned = ""; rest = operands }  # (a value no one loaded is gone)
     else if (calling) rest = word operands
     else return
     gsub(/\([^)]*\)/, "", rest)  # (retval0), (param0, ...) where they stand on the line
     if (!match(rest, /[A-Za-z_$][A-Za-z0-9_$]*/)) return
     name = substr(rest, RSTART, RLENGTH)
     calling = 0
-    if (body_size[name] > 0 && replaying < 4) replay(name)
+    if (body_size[name] > 0 && replaying < 16) {
+        before = stored
+        g = call_guarded
+        replay(name)
+        if (g && before) stored = 1  # a call under a guard may not run: what was written stays
+    }
 }
 function replay(name,    k, n, w, ops, g, lbl, i, tag, end_label, saved_guarded, src, instance) {
     replaying++
@@ -463,7 +493,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     # shared memory's (libcu++'s atomic_ref at block scope); such a store
     # may still be a partial sum's.
     if (word ~ /\.cta(\.|$)/ && (word ~ /^(membar|fence)\./ || (word !~ /\.global(\.|$)/ && !from_argument(address_of(operands))))) {
-        if (word ~ /^st\./) stored = 1
+        if (word ~ /^st\./) wrote(operands)
         return
     }
     # A fence of the GPU or the system orders the writes before it, and so
@@ -473,7 +503,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     # what came before the store itself: the ticket after it may pass it.)
     # (A fence under a guard may not run: it orders nothing for sure.)
     if (!guarded && (word ~ /^membar\.(gl|sys)$/ || word ~ /^fence\.(sc|acq_rel|release)\.(gpu|sys)$/)) { stored = 0; return }
-    if (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/ && word !~ /\.cta(\.|$)/) { if (!guarded) stored = 0; return }
+    if (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/ && word !~ /\.(cta|cluster)(\.|$)/) { if (!guarded) stored = 0; return }
     # Paths, forward: a branch carries the writes as they are to its label,
     # where they join those of the text before it (at_label); a path that
     # returns, or jumps away, goes no further, so the text after it starts
@@ -497,8 +527,8 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         if (reg in read_back) loaded_after = loaded_fresh = 1
     }
     if (word ~ /^(ld|ldu|st)\./ && word !~ /\.(shared|local|param|const)(::[a-z]+)?(\.|$)/) {
-        if (word ~ /^st\./) stored = 1
-        else if (tickets_after_store) {
+        if (word ~ /^st\./) wrote(operands)
+        else if (tickets_after_store && reads_written(operands)) {
             loaded_after = 1
             # A load that reads another block's fresh write (volatile, an
             # acquire, or past the L1 or out of it: relaxed, .cg, .cv, .lu,
@@ -514,7 +544,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     # The TMA's copy or reduction into global memory writes as a store does
     # (its destination the first state space); a copy from global memory
     # into shared reads it as a load does.
-    if (word ~ /^cp(\.reduce)?\.async\.bulk(\.tensor\.[0-9]d)?\.global(\.|$)/) stored = 1
+    if (word ~ /^cp(\.reduce)?\.async\.bulk(\.tensor\.[0-9]d)?\.global(\.|$)/) wrote(operands)
     else if (word ~ /^cp\.async\./ && word ~ /\.global(\.|$)/ && tickets_after_store) loaded_after = loaded_fresh = 1
     if (word ~ /^(atom|red)\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
         dest = operands
@@ -524,7 +554,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         # After a ticket, an atomic whose old value is used reads what is
         # in place as a load does (the others' partial sums read by
         # atomicAdd(p, 0)); a counter's add, its result unused, reads nothing.
-        if (word ~ /^atom\./ && tickets_after_store && dest != "") read_back[dest] = 1
+        if (word ~ /^atom\./ && tickets_after_store && dest != "" && reads_written(operands)) read_back[dest] = 1
         if (word ~ /^atom\./ && dest != "" && stored) { ticket[dest] = word; tickets_after_store = 1 }
         # A count taken without its old value (a red, or an atom whose
         # result is never read), after a write with no fence between, is a
@@ -533,18 +563,53 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         if (stored) {
             signalled = 1; tickets_after_store = 1; if (ticket_instruction == "") ticket_instruction = word
             count_at[canon_address(operands)] = 1
+            written[base_of(canon_address(operands))] = 1  # the count's buffer: read back, it is the count
         }
         # Atomics that put a value in place write as a store does (a partial
         # sum by atomicExch, or added into place); a counter's add does not.
-        if (word ~ /\.(exch|cas)(\.|$)/ || !counts_one(word, operands)) stored = 1
+        if (word ~ /\.(exch|cas)(\.|$)/ || !counts_one(word, operands)) wrote(operands)
     }
+}
+# wrote(operands): a write to global memory, not yet fenced; its buffer is
+# one whose reads after a ticket are the others' sums.
+function wrote(operands) {
+    stored = 1
+    written[base_of(canon_address(operands))] = 1
+}
+# The buffer an address is in, as far as the text says: a kernel's pointer
+# argument (its parameter's name), a variable of the module's (its name), or
+# "?" where the address came from memory or anything the text does not
+# follow. A read after a ticket counts where it may be of a buffer written
+# before (the others' partial sums), not where it is plainly another (the
+# input, read by a block that counted itself into a work queue or a
+# debugging counter; the sum, added into by atomics, is never read).
+# Arguments are taken as distinct buffers: a launch that passes one buffer
+# twice, to write it through one and read it through the other, is not
+# seen.
+function base_of(c,    b) {
+    if (match(c, /ld\.param\.[a-z0-9]+\[\[[^]]*\]\]/)) {
+        b = substr(c, RSTART, RLENGTH)
+        sub(/^ld\.param\.[a-z0-9]+\[\[/, "", b)
+        sub(/[]+].*$/, "", b)
+        return b
+    }
+    if (match(c, /(^|[[,])[A-Za-z_$][A-Za-z0-9_$]*([],]|$)/)) {
+        b = substr(c, RSTART, RLENGTH)
+        gsub(/[],[]/, "", b)
+        return b
+    }
+    return "?"
+}
+function reads_written(operands,    b) {
+    b = base_of(canon_address(operands))
+    return b == "?" || ("?" in written) || (b in written)
 }
 function unfenced_verdict() {
     if (current != "" && ((ticket_used && loaded_after) || (signalled && loaded_fresh)))
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
     split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; split("", at_label)
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
-    split("", count_at); count_reread = 0; split("", def); calling = 0; returned = ""
+    split("", count_at); count_reread = 0; split("", def); calling = 0; returned = ""; split("", written)
 }
 END { unfenced_verdict(); ops_out() }
 
