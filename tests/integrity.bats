@@ -1120,8 +1120,7 @@ PTX
         $'kernel\tname=ctashared\tparams=8:8' \
         $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32' \
         $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32' \
-        $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32' \
-        $'op\tname=ctaselp\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32')"
+        $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32')"
 }
 
 # A __noinline__ helper is a function of its own in the PTX, called: its

@@ -358,6 +358,19 @@ function canon_address(operands,    a) {
     if (match(a, /[+-]/)) return canon(substr(a, 1, RSTART - 1)) substr(a, RSTART)
     return canon(a)
 }
+# A copy's source: its second [address], as operands of their own.
+function source_of(operands) {
+    if (!match(operands, /\[[^]]*\][^[]*\[/)) return operands
+    return substr(operands, RSTART + RLENGTH - 1)
+}
+# A generic address into global memory, as far as the text says: made from a
+# module variable of global memory or a kernel's pointer argument, never
+# from a shared or local one.
+function generic_global(operands,    c) {
+    c = canon_address(operands)
+    if (c ~ /cvta\.(shared|local)/) return 0
+    return (base_of(c) in listed) || from_argument(address_of(operands))
+}
 # The [address] of an instruction's operands, without its brackets or spaces.
 function address_of(operands,    a) {
     if (!match(operands, /\[[^]]*\]/)) return ""
@@ -449,10 +462,10 @@ function replay(name,    k, n, w, ops, g, lbl, i, tag, end_label, saved_guarded,
         ops = body_operands[name, k]
         g = body_guarded[name, k]
         split(body_labels[name, k], lbl, " ")
-        for (i in lbl) if (lbl[i] != "" && ((name "#" instance ":" lbl[i]) in at_label)) stored = 1
+        for (i in lbl) if (lbl[i] != "") join(name "#" instance ":" lbl[i])
         gsub(/%[A-Za-z0-9_]+/, "&" tag, ops)
         guarded = g
-        if (w ~ /^ret(\.|$)/) { if (stored) at_label[end_label] = 1; if (!g) stored = 0; continue }
+        if (w ~ /^ret(\.|$)/) { carry(end_label); if (!g) unwritten(); continue }
         if (w ~ /^bra(\.|$)/) {
             ops = body_operands[name, k]
             gsub(/[ \t;]/, "", ops)
@@ -468,7 +481,7 @@ function replay(name,    k, n, w, ops, g, lbl, i, tag, end_label, saved_guarded,
         if (!call_watch(w, ops)) ticket_watch(w, ops)
         track_def(w, ops)
     }
-    if (end_label in at_label) stored = 1
+    join(end_label)
     guarded = saved_guarded
     replaying--
 }
@@ -476,17 +489,19 @@ function replay(name,    k, n, w, ops, g, lbl, i, tag, end_label, saved_guarded,
 # or -1 -- a counter's add, which moves no element (the destination and the
 # address are no values).
 function counts_one(word, operands,    n, i, part, v) {
+    if (word ~ /\.(inc|dec)(\.|$)/) return 1  # its operand is where it wraps; it counts by one
     v = operands
     gsub(/\[[^]]*\]/, "", v)
     if (word ~ /^atom\./) sub(/^[ \t]*[^ \t,]*[ \t]*,/, "", v)
     n = split(v, part, ",")
     for (i = 1; i <= n; i++) {
         gsub(/[ \t;]/, "", part[i])
+        if (part[i] ~ /^%/) part[i] = canon(part[i])  # a register that holds the constant
         if (part[i] != "" && part[i] !~ /^(-?1|0[xX]0*1)$/) return 0
     }
     return 1
 }
-function ticket_watch(word, operands,    dest, rest, reg) {
+function ticket_watch(word, operands,    dest, rest, reg, b) {
     # Between the blocks of a grid only what the GPU's scope orders counts:
     # a fence of a block's scope orders nothing for another, and a block's
     # own (.cta) atomic or load through a generic address is taken for its
@@ -502,8 +517,8 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     # acquires orders nothing before it, nor does a store that releases
     # what came before the store itself: the ticket after it may pass it.)
     # (A fence under a guard may not run: it orders nothing for sure.)
-    if (!guarded && (word ~ /^membar\.(gl|sys)$/ || word ~ /^fence\.(sc|acq_rel|release)\.(gpu|sys)$/)) { stored = 0; return }
-    if (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/ && word !~ /\.(cta|cluster)(\.|$)/) { if (!guarded) stored = 0; return }
+    if (!guarded && (word ~ /^membar\.(gl|sys)$/ || word ~ /^fence\.(sc|acq_rel|release)\.(gpu|sys)$/)) { unwritten(); return }
+    if (word ~ /^(atom|red)\./ && word ~ /\.(release|acq_rel)(\.|$)/ && word !~ /\.(cta|cluster)(\.|$)/) { if (!guarded) unwritten(); return }
     # Paths, forward: a branch carries the writes as they are to its label,
     # where they join those of the text before it (at_label); a path that
     # returns, or jumps away, goes no further, so the text after it starts
@@ -513,11 +528,11 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     if (word ~ /^bra(\.|$)/) {
         target = operands
         gsub(/[ \t;]/, "", target)
-        if (stored) at_label[target] = 1
-        if (!guarded) stored = 0
+        carry(target)
+        if (!guarded) unwritten()
         return
     }
-    if (word ~ /^(ret|exit)(\.|$)/) { if (!guarded) stored = 0; return }
+    if (word ~ /^(ret|exit)(\.|$)/) { if (!guarded) unwritten(); return }
     # Every name an operand reads: a register's, with or without its %.
     rest = operands
     while (match(rest, /[%A-Za-z_$][A-Za-z0-9_$]*/)) {
@@ -545,7 +560,7 @@ function ticket_watch(word, operands,    dest, rest, reg) {
     # (its destination the first state space); a copy from global memory
     # into shared reads it as a load does.
     if (word ~ /^cp(\.reduce)?\.async\.bulk(\.tensor\.[0-9]d)?\.global(\.|$)/) wrote(operands)
-    else if (word ~ /^cp\.async\./ && word ~ /\.global(\.|$)/ && tickets_after_store) loaded_after = loaded_fresh = 1
+    else if (word ~ /^cp\.async\./ && word ~ /\.global(\.|$)/ && tickets_after_store && reads_written(source_of(operands))) loaded_after = loaded_fresh = 1
     if (word ~ /^(atom|red)\./ && word !~ /\.(shared|local|param)(::[a-z]+)?(\.|$)/) {
         dest = operands
         sub(/^[ \t]*/, "", dest)
@@ -563,12 +578,33 @@ function ticket_watch(word, operands,    dest, rest, reg) {
         if (stored) {
             signalled = 1; tickets_after_store = 1; if (ticket_instruction == "") ticket_instruction = word
             count_at[canon_address(operands)] = 1
-            written[base_of(canon_address(operands))] = 1  # the count's buffer: read back, it is the count
+            before_ticket[base_of(canon_address(operands))] = 1  # the count's buffer: read back, it is the count
+            for (b in written) before_ticket[b] = 1  # what was written, unfenced, when the ticket was taken
         }
         # Atomics that put a value in place write as a store does (a partial
         # sum by atomicExch, or added into place); a counter's add does not.
         if (word ~ /\.(exch|cas)(\.|$)/ || !counts_one(word, operands)) wrote(operands)
     }
+}
+# The writes not yet fenced on a path: carry(LABEL) takes them along a
+# branch, join(LABEL) adds what the branches to LABEL brought, and
+# unwritten() is a fence's (or a path's end): nothing left unfenced.
+function carry(target,    b) {
+    if (!stored) return
+    at_label[target] = 1
+    for (b in written) label_written[target, b] = 1
+}
+function join(label,    k, part) {
+    if (!(label in at_label)) return
+    stored = 1
+    for (k in label_written) {
+        split(k, part, SUBSEP)
+        if (part[1] == label) written[part[2]] = 1
+    }
+}
+function unwritten() {
+    stored = 0
+    split("", written)
 }
 # wrote(operands): a write to global memory, not yet fenced; its buffer is
 # one whose reads after a ticket are the others' sums.
@@ -590,7 +626,8 @@ function base_of(c,    b) {
     if (match(c, /ld\.param\.[a-z0-9]+\[\[[^]]*\]\]/)) {
         b = substr(c, RSTART, RLENGTH)
         sub(/^ld\.param\.[a-z0-9]+\[\[/, "", b)
-        sub(/[]+].*$/, "", b)
+        sub(/\]\]$/, "", b)
+        sub(/\+0$/, "", b)  # a struct's pointers are buffers of their own: p+8 is not p
         return b
     }
     if (match(c, /(^|[[,])[A-Za-z_$][A-Za-z0-9_$]*([],]|$)/)) {
@@ -602,14 +639,14 @@ function base_of(c,    b) {
 }
 function reads_written(operands,    b) {
     b = base_of(canon_address(operands))
-    return b == "?" || ("?" in written) || (b in written)
+    return b == "?" || ("?" in before_ticket) || (b in before_ticket)
 }
 function unfenced_verdict() {
     if (current != "" && ((ticket_used && loaded_after) || (signalled && loaded_fresh)))
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
     split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; split("", at_label)
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
-    split("", count_at); count_reread = 0; split("", def); calling = 0; returned = ""; split("", written)
+    split("", count_at); count_reread = 0; split("", def); calling = 0; returned = ""; split("", written); split("", label_written); split("", before_ticket)
 }
 END { unfenced_verdict(); ops_out() }
 
@@ -638,6 +675,9 @@ function op_family(word, operands) {
     # An atomic on shared memory, or through a pointer that may point there
     # (generic): ptxas may make a warp's atomics on one address one (a warp
     # sum and a single lane's add), a block's sum with no tree at all.
+    # (A generic address the text shows is a module variable's or a kernel
+    # argument's, as libcu++'s device-scope atomics make, is global memory.)
+    if (word ~ /^(atom|red)\./ && word !~ /\.(global|shared(::[a-z]+)?|async|param|local)(\.|$)/ && generic_global(operands)) word = word ".global"
     if (word ~ /^(atom|red)\./ && (word ~ /\.shared(::cta)?\./ || word !~ /\.(global|shared(::[a-z]+)?|async|param|local)(\.|$)/)) return "atom.shared"
     # The same on global memory: every thread's atomicAdd of its element
     # into its block's slot of the output is one lane's add a warp, and no
@@ -677,7 +717,7 @@ at > 0 && current != "" {
         while (match(word, /^[A-Za-z_$%][A-Za-z0-9_$]*:[ \t{}]*/)) {
             label = substr(word, 1, RLENGTH)
             sub(/:.*/, "", label)
-            if (label in at_label) stored = 1  # a branch brought writes here
+            join(label)  # a branch brought writes here
             labels = labels " " label
             word = substr(word, RLENGTH + 1)
         }
