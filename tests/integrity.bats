@@ -1280,6 +1280,86 @@ PTX
         $'kernel\tname=untaken\tparams=8:8')"
 }
 
+# Honest kernels once flagged (a helper hunting false alarms): a flag stored
+# after the fence, before the ticket, leaves the fenced partial sums
+# fenced (flagafter); a struct's pointers are buffers of their own
+# (structargs); a cp.async of the input after a counter reads no written
+# buffer (staged); libcu++'s device-scope counter is a generic atomic on a
+# module variable, adding a 1 held in a register (libcucount), and
+# atomicInc's operand is where it wraps (wraps): neither is a sum.
+@test "kernels.awk leaves honest debugging aids alone: a flag after the fence, a struct's pointers, a staged input, libcu++ and atomicInc counters" {
+    local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
+    cat >"$a" <<'PTX'
+.global .align 4 .u32 blocks_seen;
+.visible .entry flagafter(
+	.param .u64 flagafter_param_0,
+	.param .u64 flagafter_param_1
+)
+{
+	ld.param.u64 	%rd1, [flagafter_param_0];
+	ld.param.u64 	%rd2, [flagafter_param_1];
+	st.global.u32 	[%rd1], %r1;
+	membar.gl;
+	st.global.u32 	[%rd2], %r2;
+	atom.global.add.u32 	%r3, [%rd1+4], 1;
+	setp.eq.s32 	%p1, %r3, %r9;
+	ld.global.cg.u32 	%r4, [%rd1];
+	ret;
+}
+.visible .entry structargs(
+	.param .align 8 .b8 structargs_param_0[40]
+)
+{
+	ld.param.u64 	%rd4, [structargs_param_0+8];
+	ld.param.u64 	%rd5, [structargs_param_0+16];
+	ld.param.u64 	%rd6, [structargs_param_0];
+	st.global.u32 	[%rd5], %r1;
+	atom.global.add.u32 	%r3, [blocks_seen], 1;
+	setp.eq.s32 	%p1, %r3, 0;
+	ld.global.u32 	%r4, [%rd6];
+	ret;
+}
+.visible .entry staged(
+	.param .u64 staged_param_0
+)
+{
+	ld.param.u64 	%rd3, [staged_param_0];
+	cvta.to.global.u64 	%rd4, %rd3;
+	st.global.u32 	[blocks_seen], %r1;
+	atom.global.add.u32 	%r3, [blocks_seen], 1;
+	setp.eq.s32 	%p1, %r3, 0;
+	cp.async.ca.shared.global [%r5], [%rd4], 4, 4;
+	ret;
+}
+.visible .entry libcucount(
+	.param .u64 libcucount_param_0
+)
+{
+	mov.u64 	%rd10, blocks_seen;
+	cvta.global.u64 	%rd6, %rd10;
+	mov.u32 	%r26, 1;
+	atom.add.relaxed.gpu.u32 %r25,[%rd6],%r26;
+	ret;
+}
+.visible .entry wraps(
+	.param .u64 wraps_param_0
+)
+{
+	atom.global.inc.u32 	%r25, [blocks_seen], %r9;
+	ret;
+}
+PTX
+    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    assert_success
+    assert_output "$(printf '%s\n' \
+        $'global\tname=blocks_seen\tbytes=4\tspace=global' \
+        $'kernel\tname=flagafter\tparams=8:8,8:8' \
+        $'kernel\tname=structargs\tparams=40:8' \
+        $'kernel\tname=staged\tparams=8:8' \
+        $'kernel\tname=libcucount\tparams=8:8' \
+        $'kernel\tname=wraps\tparams=8:8')"
+}
+
 @test "kernels.awk reads a carriage return, form feed or vertical tab as a space, and a predicate spaced out" {
     local a=$BATS_TEST_TMPDIR/a.compute_90.ptx
     {

@@ -426,13 +426,14 @@ function track_def(word, operands,    n, part, i, dest, value, regs) {
 # the caller's ticket. Only a function whose body came before the call
 # (nvcc writes a helper before its callers), at most sixteen calls deep. A
 # call under a guard may not run: what was written before it stays written.
-function call_watch(word, operands,    rest, name, dest, before, g) {
+function call_watch(word, operands,    rest, name, dest, before, g, b, kept) {
     if (word ~ /^ld\.param(\.|$)/ && operands ~ /\[retval/ && returned != "") {
         dest = operands
         sub(/^[ \t]*/, "", dest)
         sub(/[ \t,].*/, "", dest)
         if (returned in ticket) ticket[dest] = ticket[returned]
         if (returned in read_back) read_back[dest] = 1
+        def[dest] = canon(returned)  # (a pointer it returns points where the helper's did)
         returned = ""
         return 1  # the returned value loaded: no read of it yet
     }
@@ -445,12 +446,27 @@ function call_watch(word, operands,    rest, name, dest, before, g) {
     calling = 0
     if (body_size[name] > 0 && replaying < 16) {
         before = stored
+        for (b in written) kept[b] = 1
         g = call_guarded
         replay(name)
-        if (g && before) stored = 1  # a call under a guard may not run: what was written stays
+        if (g && before) {  # a call under a guard may not run: what was written stays
+            stored = 1
+            for (b in kept) written[b] = 1
+        }
     }
 }
-function replay(name,    k, n, w, ops, g, lbl, i, tag, end_label, saved_guarded, src, instance) {
+# note_argument: what a call is about to pass (st.param [paramK], value),
+# for the helper's ld.param of its parameter K.
+function note_argument(word, operands,    k, v) {
+    if (word !~ /^st\.param(\.|$)/ || !match(operands, /\[param[0-9]+(\+0)?\]/)) return
+    k = substr(operands, RSTART + 1, RLENGTH - 2)
+    sub(/\+0$/, "", k)
+    v = operands
+    sub(/^[^,]*,[ \t]*/, "", v)
+    gsub(/[ \t;]/, "", v)
+    argument[k] = canon(v)
+}
+function replay(name,    k, n, w, ops, g, lbl, i, tag, end_label, saved_guarded, src, instance, dest) {
     replaying++
     instance = ++replays  # each call's labels its own
     tag = "_in" instance "_" name
@@ -478,8 +494,17 @@ function replay(name,    k, n, w, ops, g, lbl, i, tag, end_label, saved_guarded,
             returned = src
             continue
         }
-        if (!call_watch(w, ops)) ticket_watch(w, ops)
-        track_def(w, ops)
+        # A parameter of the helper is what its caller passed (note_argument).
+        if (w ~ /^ld\.param(\.|$)/ && match(body_operands[name, k], /_param_[0-9]+(\+0)?\]/)) {
+            src = substr(body_operands[name, k], RSTART + 7, RLENGTH - 8)
+            sub(/\+0$/, "", src)
+            dest = ops
+            sub(/^[ \t]*/, "", dest)
+            sub(/[ \t,].*/, "", dest)
+            if (("param" src) in argument) { def[dest] = argument["param" src]; continue }
+        }
+        note_argument(w, ops)
+        if (!call_watch(w, ops)) { ticket_watch(w, ops); track_def(w, ops) }
     }
     join(end_label)
     guarded = saved_guarded
@@ -502,6 +527,10 @@ function counts_one(word, operands,    n, i, part, v) {
     return 1
 }
 function ticket_watch(word, operands,    dest, rest, reg, b) {
+    # A generic access the text shows is of shared or local memory (cvta)
+    # is the block's own or the thread's.
+    if (word ~ /^(ld|ldu|st|atom|red)\./ && word !~ /\.(global|shared|local|param|const)(::[a-z]+)?(\.|$)/ &&
+        canon_address(operands) ~ /cvta\.(shared|local)/) return
     # Between the blocks of a grid only what the GPU's scope orders counts:
     # a fence of a block's scope orders nothing for another, and a block's
     # own (.cta) atomic or load through a generic address is taken for its
@@ -543,8 +572,10 @@ function ticket_watch(word, operands,    dest, rest, reg, b) {
     }
     if (word ~ /^(ld|ldu|st)\./ && word !~ /\.(shared|local|param|const)(::[a-z]+)?(\.|$)/) {
         if (word ~ /^st\./) wrote(operands)
-        else if (tickets_after_store && reads_written(operands)) {
-            loaded_after = 1
+        else if (tickets_after_store && (reads_written(operands) || reads_count(operands))) {
+            # (The others' sums are in a buffer written before the ticket;
+            # the count, read back, is at its own address.)
+            if (reads_written(operands)) loaded_after = 1
             # A load that reads another block's fresh write (volatile, an
             # acquire, or past the L1 or out of it: relaxed, .cg, .cv, .lu,
             # .cs, L1::no_allocate, L1::evict_*), as a count read back is.
@@ -578,7 +609,6 @@ function ticket_watch(word, operands,    dest, rest, reg, b) {
         if (stored) {
             signalled = 1; tickets_after_store = 1; if (ticket_instruction == "") ticket_instruction = word
             count_at[canon_address(operands)] = 1
-            before_ticket[base_of(canon_address(operands))] = 1  # the count's buffer: read back, it is the count
             for (b in written) before_ticket[b] = 1  # what was written, unfenced, when the ticket was taken
         }
         # Atomics that put a value in place write as a store does (a partial
@@ -637,6 +667,9 @@ function base_of(c,    b) {
     }
     return "?"
 }
+function reads_count(operands) {
+    return canon_address(operands) in count_at
+}
 function reads_written(operands,    b) {
     b = base_of(canon_address(operands))
     return b == "?" || ("?" in before_ticket) || (b in before_ticket)
@@ -646,7 +679,7 @@ function unfenced_verdict() {
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
     split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; split("", at_label)
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
-    split("", count_at); count_reread = 0; split("", def); calling = 0; returned = ""; split("", written); split("", label_written); split("", before_ticket)
+    split("", count_at); count_reread = 0; split("", def); calling = 0; returned = ""; split("", written); split("", label_written); split("", before_ticket); split("", argument)
 }
 END { unfenced_verdict(); ops_out() }
 
@@ -731,8 +764,8 @@ at > 0 && current != "" {
             body_word[current, k] = word; body_operands[current, k] = operands
             body_guarded[current, k] = guarded; body_labels[current, k] = labels
         }
-        if (!call_watch(word, operands)) ticket_watch(word, operands)
-        track_def(word, operands)
+        note_argument(word, operands)
+        if (!call_watch(word, operands)) { ticket_watch(word, operands); track_def(word, operands) }
         family = op_family(word, operands)
         if (family != "" && !((current, family) in op_seen)) {
             op_seen[current, family] = 1
