@@ -325,12 +325,12 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # the cluster's scope, an acquire, or a fence after the ticket orders
 # nothing of what came before it. A read after a ticket counts only where it
 # may be of a buffer written before it (base_of: the input read after a
-# work queue's or a debugging counter's atomic is none). A block's own (.cta) atomic or load through a generic address
-# is taken for its shared memory's, and is no ticket nor read, unless the
+# work queue's or a debugging counter's atomic is none). A block's own
+# (.cta) atomic or load through a generic address is taken for its shared
+# memory's, and is no ticket nor read, unless the
 # address is made from a kernel's pointer argument (from_argument). A count
 # read back by a plain load of its own address (canon_address), with a load
-# after it, is a ticket too. A path that
-# returns or jumps away ends there, and a branch carries the writes to its
+# after it, is a ticket too. A path that returns or jumps away ends there, and a branch carries the writes to its
 # label, where they join the text's: a fence that a branch jumps over, or
 # one under a guard, orders nothing for sure. (Forward only: a loop's way
 # back is not followed.) A device function called is read where it is
@@ -343,9 +343,9 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # file's), one line if it has an unfenced ticket:
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
 # What an address is, as far as the text says: each register that simple
-# arithmetic defines (mov, add, sub, mul, mad, shl, shr, cvt, cvta, and, or,
-# xor, ld.param) stands for that operation of its sources' own meanings,
-# written out (def); a register any other instruction writes is a new value,
+# arithmetic defines (add, sub, mul, mad, shl, shr, cvt, cvta, and, or, xor,
+# selp, ld.param) stands for that operation of its sources' own meanings,
+# written out (def), and a copy (mov, cvta of global memory) for its source; a register any other instruction writes is a new value,
 # named by its version. Two addresses written alike are the same address; a
 # doubt makes them differ, never alike.
 function canon(x) {
@@ -399,13 +399,13 @@ function track_def(word, operands,    n, part, i, dest, value, regs) {
         return
     }
     if (dest !~ /^%[A-Za-z0-9_]+$/) return
-    # (A value a call returns, ld.param of retval, is a new one each call.)
     # A copy is its source, and so is a global address made generic or back:
     # the two name the same byte.
     if ((word ~ /^mov(\.|$)/ || word ~ /^cvta(\.to)?\.global(\.|$)/) && n == 2) {
         gsub(/[ \t;]/, "", part[2])
         if (part[2] !~ /^\{/) { def[dest] = canon(part[2]); return }
     }
+    # (A value a call returns, ld.param of retval, is a new one each call.)
     if (word ~ /^(mov|add|sub|mul|mad|shl|shr|cvt|cvta|and|or|xor|selp)(\.|$)/ || (word ~ /^ld\.param(\.|$)/ && operands !~ /retval/)) {
         value = word "["
         for (i = 2; i <= n; i++) {
