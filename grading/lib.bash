@@ -872,6 +872,17 @@ grade_lesson() {
     metric=$(lesson_metric_here "$ncu" "$(step_setting lesson_metric)")
     # No metric would count nothing for either kernel, and 0 <= 0 would pass.
     [ -n "$metric" ] || { record lesson fail reason="no metric"; fail "the lesson's metric could not be read (steps.conf lesson_metric=$(step_setting lesson_metric))"; return; }
+    # The second figure (steps.conf lesson_also, LEFT>=RIGHT), counted in the same profile.
+    local also also_left="" also_right=""
+    also=$(step_setting lesson_also)
+    if [ -n "$also" ]; then
+        also_left=$(lesson_metric_here "$ncu" "${also%%>=*}")
+        also_right=$(lesson_metric_here "$ncu" "${also#*>=}")
+        [[ $also == *">="* && -n $also_left && -n $also_right ]] ||
+            { record lesson fail reason="no metric"; fail "the lesson's second figure could not be read (steps.conf lesson_also=$also: LEFT>=RIGHT)"; return; }
+    fi
+    local names
+    names=$(tr '/+-' '\n\n\n' <<<"$metric/$also_left/$also_right" | awk 'NF && !seen[$0]++' | paste -sd, -)
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     mkdir -p "$GRADE_RESULTS"
     plans_ready || { fail "not profiled: your host code's planning failed (see the correctness tests)"; return; }
@@ -884,7 +895,7 @@ grade_lesson() {
     for try in 1 2; do
         # shellcheck disable=SC2046
         run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
-            --profile-from-start off --metrics "${metric//[\/+-]/,}" --csv --page raw --log-file "$csv" "$(program_path)" \
+            --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
             ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run)
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
@@ -943,6 +954,21 @@ grade_lesson() {
         record lesson fail "${figures[@]}"
         fail "$(printf '%s: %s %s over its %d launches; the starting kernel %s: %s over its %d. The lesson asks for at least %sx fewer (%s).\n%s\n(see it yourself: make profile EX=%s)' \
             "$graded_kernel" "$yours" "$(step_setting lesson_what)" "$yours_launches" "$start_kernel" "$start" "$start_launches" "$factor" "$file" "$(step_setting lesson_fix)" "$(step_number)")$(explain_where)" || return
+    fi
+    if [ -n "$also" ]; then
+        local left right
+        left=$(lesson_value "$csv" "$also_left" "$mine" 2>&1) ||
+            { record lesson fail reason="no metric"; fail "$(printf 'ncu gave no %s:\n%s' "$also_left" "$left")"; return; }
+        right=$(lesson_value "$csv" "$also_right" "$mine" 2>&1) ||
+            { record lesson fail reason="no metric"; fail "$(printf 'ncu gave no %s:\n%s' "$also_right" "$right")"; return; }
+        read -r left _ <<<"$left"
+        read -r right _ <<<"$right"
+        figures+=(also="$left" also_against="$right")
+        if ! awk -v l="$left" -v r="$right" 'BEGIN { exit !(l >= r) }'; then
+            record lesson fail "${figures[@]}"
+            fail "$(printf '%s: %s against %s over its %d launches. The lesson also asks for %s.\n%s\n(see it yourself: make profile EX=%s)' \
+                "$graded_kernel" "$left" "$right" "$yours_launches" "$(step_setting lesson_also_what)" "$(step_setting lesson_fix)" "$(step_number)")$(explain_where)" || return
+        fi
     fi
     record lesson pass "${figures[@]}"
 }

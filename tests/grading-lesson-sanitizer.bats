@@ -30,6 +30,63 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail yours=55 start=45 factor=2.0 thresholds=thresholds.conf
 }
 
+# A second figure of the learner's kernel alone (steps.conf lesson_also,
+# LEFT>=RIGHT): step 03's bytes read from shared memory against those loaded
+# from global memory, so that reuse in registers alone (global loads cut by
+# an 8x4 patch of C a thread, no tile) does not pass.
+also_step() {
+    use_fake_step
+    fake_tools
+    sed -i 's|lesson_fix="Keep whole warps idle."|& lesson_also=smsp__shared.sum>=smsp__loads.sum+smsp__copies.sum lesson_also_what="tiles read at least as much as is loaded"|' "$MANIFEST"
+    record check-32 pass
+}
+# also_csv SHARED LOADS: the lesson's page with the second figure's counters
+# (the starting kernel reads no tile; copies are 10 in each of mine).
+also_csv() {
+    cat <<CSV
+"ID","Kernel Name","launch__grid_size","smsp__stores.sum","smsp__shared.sum","smsp__loads.sum","smsp__copies.sum"
+"","","","","","",""
+"0","_Z12reduce_startPKiPij","4","220","0","9,000","0"
+"1","_Z4minePKiPij","4","40","$1","$2","10"
+"2","_Z4minePKiPij","4","40","$1","$2","10"
+CSV
+}
+
+@test "the lesson's second figure passes the learner's kernel where its left side reaches its right, and records both" {
+    also_step
+    FAKE_CSV=$(also_csv 300 290)
+    FAKE_NCU_ARGS=$BATS_TEST_TMPDIR/ncu-args run grade_lesson
+    assert_success
+    # One profile counts both figures, each counter asked for once.
+    assert_equal "$(grep -A1 -x -- --metrics "$BATS_TEST_TMPDIR/ncu-args" | tail -1)" "smsp__stores.sum,launch__grid_size,smsp__shared.sum,smsp__loads.sum,smsp__copies.sum"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=pass yours=10 start=55 factor=2.0 thresholds=thresholds.conf also=600 also_against=600
+}
+
+@test "the lesson's second figure fails a kernel whose main figure passes, naming both sides and the fix" {
+    also_step
+    FAKE_CSV=$(also_csv 0 5,000)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "mine: 0 against 10020 over its 2 launches. The lesson also asks for tiles read at least as much as is loaded."
+    assert_output --partial "Keep whole warps idle."
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail yours=10 start=55 factor=2.0 thresholds=thresholds.conf also=0 also_against=10020
+}
+
+@test "the lesson's second figure fails, never passes, where ncu's page lacks one of its counters or it is malformed" {
+    also_step
+    FAKE_CSV=$(also_csv 300 290 | sed 's/smsp__copies.sum/smsp__other.sum/')
+    run grade_lesson
+    assert_failure
+    assert_output --partial "ncu gave no smsp__loads.sum+smsp__copies.sum"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail reason="no metric"
+    sed -i 's|lesson_also=[^ ]*|lesson_also=smsp__shared.sum|' "$MANIFEST"
+    FAKE_CSV=$(also_csv 300 290)
+    run grade_lesson
+    assert_failure
+    assert_output --partial "the lesson's second figure could not be read"
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail reason="no metric"
+}
+
 @test "the lesson test fails, never passes, when ncu's page lacks a counter of the figure" {
     use_fake_step
     fake_tools

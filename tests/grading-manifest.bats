@@ -59,6 +59,16 @@ load grading-helpers
             [[ $m == \?* ]] && continue
             [[ ,$metrics, == *,$m,* ]] || fail "$step: its lesson metric $m is not in its profile= (make profile shows those)"
         done
+        # The second figure, where a step has one: LEFT>=RIGHT, in words too.
+        also=$(step_field "$step" lesson_also)
+        if [ -n "$also" ]; then
+            [[ $also == *">="* ]] || fail "$step: lesson_also=$also is not LEFT>=RIGHT"
+            [ -n "$(step_field "$step" lesson_also_what)" ] || fail "$step: lesson_also without lesson_also_what"
+            for m in $(tr '/+>=-' '     ' <<<"$also"); do
+                [[ $m == \?* ]] && continue
+                [[ ,$metrics, == *,$m,* ]] || fail "$step: its lesson_also metric $m is not in its profile="
+            done
+        fi
         factor=$(step_field "$step" lesson)
         at_least "$factor" 1.5 || fail "lesson factor $factor for $step would pass a kernel that barely moved"
         grep -q "__global__ void $(step_field "$step" lesson_start)\b" "$WORKBOOK_DIR"/common/core/*.cu "$WORKBOOK_DIR"/common/tracks/*/*.cu "$WORKBOOK_DIR/$step/main.cu" ||

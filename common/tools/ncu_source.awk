@@ -76,7 +76,8 @@ BEGIN {
           "smsp__sass_inst_executed_op_shared_stsm.sum smsp__sass_inst_executed_op_ldsm.sum " \
           "smsp__sass_inst_executed_op_ldgsts.sum l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum " \
           "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum " \
-          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum", other, " ")
+          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum " \
+          "l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum", other, " ")
     for (o in other) per_line[other[o]] = "other:none"
     terms = 0
     if (lesson != "") {

@@ -123,6 +123,9 @@ sanitize_runs=$(make_value "$root/$step" print-sanitize-args | while read -r arg
     echo "$(commas $tools) in \`$args\`"
 done | paste -sd';' | sed 's/;/, and /g')
 
+# The lesson's second figure, where the step has one (steps.conf lesson_also).
+also_words() { [ -z "$(field lesson_also)" ] || echo "; and, of your kernel alone, $(field lesson_also_what)"; }
+
 # The total, as the report counts it: a correctness test per block, and one
 # for the timed run.
 correct_tests=$(($(wc -w <<<"$blocks") + 1))
@@ -142,7 +145,7 @@ echo "| correct when timed | every run of the timed run (\`$timed\`) is right | 
 echo "| faster than its starting kernel | $speed | $(points speed) |"
 if [ -n "$(field lesson)" ]; then
     forbids=$(field lesson_forbids)
-    echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`) under ncu, a round drawn at random for each grading${forbids:+; no $(family_words "$forbids"): they do that work where the counter cannot see it} | $(points lesson) |"
+    echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`) under ncu, a round drawn at random for each grading$(also_words)${forbids:+; no $(family_words "$forbids"): they do that work where the counter cannot see it} | $(points lesson) |"
 fi
 echo "| clean under compute-sanitizer | nothing found by $sanitize_runs (the grader's first run adds two more of the correctness tests' sizes and one more block, drawn anew each grading); and no clock read, nor an atomic taken as a ticket without a fence (read from your kernels' PTX) | $(points sanitize) |"
 echo "| integrity of your file | its host code only launches its kernels (\`grading/integrity $program.cu\`) | $(points integrity) |"
