@@ -78,6 +78,7 @@ typedef struct {
     int reps;
     unsigned long long seed;
     bool check_only;  // --check: correctness only, no timing
+    bool exact_only;  // --exact: with --check, one call a kernel, on the exact-size input
     bool machine;     // --machine: records for the grader instead of a table
     bool facts;       // --facts: the track's facts, then nothing else
     unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all
