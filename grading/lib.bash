@@ -1206,7 +1206,8 @@ grade_launch_audit() {
 }
 
 # grade_census: who reads the input, at a step of levels. The timed size's
-# plan is called a few times more, each on an input with holes that nothing
+# plan is checked once (--exact: the correctness tests made the other
+# calls) and called a few times more, each on an input with holes that nothing
 # wrote (common/tracks/reduction/reduction.cu, census), under
 # compute-sanitizer's initcheck, which reports each read of a hole with the
 # thread that made it; common/tools/census.awk judges: no thread reads more
@@ -1229,7 +1230,7 @@ grade_census() {
     mkdir -p "$dir"
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$dir"
     run on_gpu shared "${CONFINE[@]}" "$sanitizer" --tool initcheck --print-limit 0 --show-backtrace no --log-file "$dir/initcheck.log" \
-        "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" --check --only yours \
+        "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" --check --exact --only yours \
         --census "$dir/census" -n "$(option_of -n "$timed")" -b "$(option_of -b "$timed")"
     # A wrong sum here, where the correctness tests found every sum right,
     # is a kernel that behaves otherwise when watched: a finding. Any other
