@@ -11,8 +11,8 @@
 #   make solution         ./PROGRAM_solution, from the reference solution
 #   make V=1              the same, showing each command in full
 #   make sanitize         compute-sanitizer memcheck, racecheck, synccheck and
-#                         initcheck on ./PROGRAM at small sizes, as the grader
-#                         runs them (SOLUTION=1: on the solution)
+#                         initcheck on ./PROGRAM at small sizes and at the timed
+#                         size, as the grader runs them (SOLUTION=1: on the solution)
 #   make profile          ncu: the metrics of PROFILE_METRICS, per kernel
 #   make explain          ncu's source counters: the lines of your file with bank
 #                         conflicts, uncoalesced or divergent accesses, repeated

@@ -395,7 +395,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     if (opt->census_out && !opt->check_only)
         usage_error("--census goes with --check: the census is one more call after the checks");
     if (opt->exact_only && !opt->check_only)
-        usage_error("--exact goes with --check: it leaves out the checks' guarded call, and a timed run needs them all");
+        usage_error("--exact goes with --check: it makes one call a kernel where a check makes several, and a timed run checks in full first");
     if (opt->plans_in && opt->plans_out)
         usage_error("--plans and --write-plans: one run reads the plans, another writes them");
 }
