@@ -104,7 +104,9 @@ bad_options=(
 @test "a block with no thread in a dimension, or a negative one, is refused for what it is, not for a limit" {
     # Without a GPU: the options are checked before anything touches it.
     local matmul=$WORKBOOK_DIR/01-naive-matmul/naive_matmul reduction=$WORKBOOK_DIR/04-reduction-interleaved/reduction_interleaved
-    [ -x "$matmul" ] && [ -x "$reduction" ] || skip "01 and 04 are not built"
+    local missing
+    missing=$(for p in "$matmul" "$reduction"; do [ -x "$p" ] || basename "$(dirname "$p")"; done | paste -sd' ' -)
+    [ -z "$missing" ] || skip "not built: $missing (this test needs 01 and 04)"
     for block in 0x0 0x32 32x0 0; do
         run --separate-stderr env CUDA_VISIBLE_DEVICES= "$matmul" -b "$block"
         assert_failure 2

@@ -95,7 +95,7 @@ family_words() {
         cp.async.bulk) words+=("the TMA's bulk copies") ;;
         cluster) words+=("clusters") ;;
         atom.shared) words+=("atomics on shared memory") ;;
-        atom.global) words+=("atomics on global memory") ;;
+        atom.global) words+=("atomics on global memory but a counter's add of a constant") ;;
         *) words+=("\`$family\`") ;;
         esac
     done
