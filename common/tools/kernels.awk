@@ -330,8 +330,8 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # memory's, and is no ticket nor read, unless the
 # address is made from a kernel's pointer argument (from_argument). A count
 # read back by a plain load of its own address (canon_address), with a load
-# after it, is a ticket too. A path that returns or jumps away ends there, and a branch carries the writes to its
-# label, where they join the text's: a fence that a branch jumps over, or
+# after it, is a ticket too. A path that returns or jumps away ends there,
+# and a branch carries the writes to its label, where they join the text's: a fence that a branch jumps over, or
 # one under a guard, orders nothing for sure. (Forward only: a loop's way
 # back is not followed.) A device function called is read where it is
 # called (call_watch). Not seen: a loop that stores on one pass and takes
@@ -345,8 +345,9 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # What an address is, as far as the text says: each register that simple
 # arithmetic defines (add, sub, mul, mad, shl, shr, cvt, cvta, and, or, xor,
 # selp, ld.param) stands for that operation of its sources' own meanings,
-# written out (def), and a copy (mov, cvta of global memory) for its source; a register any other instruction writes is a new value,
-# named by its version. Two addresses written alike are the same address; a
+# written out (def), and a copy (mov, cvta of global memory) for its
+# source; a register any other instruction writes is a new value, named by
+# its version. Two addresses written alike are the same address; a
 # doubt makes them differ, never alike.
 function canon(x) {
     if (x !~ /^%/) return x
