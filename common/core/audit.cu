@@ -17,13 +17,19 @@ enum { AUDIT_NAME_LEN = 256 };
 
 typedef enum { ONE_LAUNCH, LEVELS, ONE_PASS } launch_shape;
 
+// template=no: any kernel of that name; yes: the instance of its template
+// for the block asked for (07, 08: the unrolled tree needs the block at
+// compile time); or-block: that, or a launch with the block asked for (03:
+// a tile sized from blockDim, in dynamic shared memory, is the same lesson).
+typedef enum { TEMPLATE_ANY, TEMPLATE_BLOCK, TEMPLATE_OR_BLOCK } template_rule;
+
 typedef struct {
     bool given;                           // false: STEP_AUDIT is empty, no structure is checked
     char function[AUDIT_NAME_LEN];        // the graded host function, as the learner knows it
     char kernel[AUDIT_NAME_LEN];          // the kernel it must launch (its name without template arguments)
     launch_shape shape;
     int per_thread;                       // LEVELS and ONE_PASS: elements each thread loads (0: any)
-    bool block_template;
+    template_rule block_template;         // is the kernel launched the instance for the block asked for?
     bool fills_gpu;
     int min_memsets, max_memsets;         // 06, 08: the total is zeroed by one memset before the one launch
 } step_facts;
@@ -105,7 +111,14 @@ void audit_set_facts(const char *text, const char *size_symbol)
             if (!parse_small(value, &end, &facts.per_thread) || *end)
                 bad_fact(key, value, "expected a whole number, 0 (any) to 1024");
         } else if (strcmp(key, "template") == 0) {
-            facts.block_template = parse_yes_no(key, value);
+            if (strcmp(value, "no") == 0)
+                facts.block_template = TEMPLATE_ANY;
+            else if (strcmp(value, "yes") == 0)
+                facts.block_template = TEMPLATE_BLOCK;
+            else if (strcmp(value, "or-block") == 0)
+                facts.block_template = TEMPLATE_OR_BLOCK;
+            else
+                bad_fact(key, value, "expected yes, no or or-block");
         } else if (strcmp(key, "fills_gpu") == 0) {
             facts.fills_gpu = parse_yes_no(key, value);
         } else if (strcmp(key, "memsets") == 0) {
@@ -222,43 +235,35 @@ static const char *kernel_base(const char *name, char *base, size_t len)
 }
 
 // Is one of the template arguments at ARGS ("<int, 256u>(...") the whole
-// number VALUE? The block size may stand anywhere in the list (NVIDIA's
-// reduction sample puts the element type first: reduce<int, 256u>), as the
-// demangler writes it: 256, 256u, 256ul, (unsigned short)256.
+// number VALUE, at any depth? The block size may stand anywhere in the list
+// (NVIDIA's reduction sample puts the element type first: reduce<int, 256u>)
+// or inside an argument of its own (a struct of the tile's sizes:
+// matmul_tiled<tile<32> >), as the demangler writes it: 256, 256u, 256ul,
+// (unsigned short)256.
 static bool template_args_hold(const char *args, long value)
 {
     if (*args != '<')
         return false;
-    const char *p = args + 1;
-    for (;;) {
-        while (*p == ' ')
-            p++;
-        if (*p == '(') {  // a cast the demangler writes for a type without a suffix
-            const char *close = strchr(p, ')');
-            if (close)
-                p = close + 1;
-        }
-        char *stop;
-        long v = strtol(p, &stop, 10);
-        if (stop != p) {
+    int depth = 0;
+    for (const char *p = args; *p; p++) {
+        if (*p == '<') {
+            depth++;
+        } else if (*p == '>') {
+            if (--depth == 0)
+                return false;  // the end of the list
+        } else if (*p >= '0' && *p <= '9' && (p[-1] == '<' || p[-1] == ',' || p[-1] == ' ' || p[-1] == ')')) {
+            // A number that begins an argument (after a cast the demangler
+            // writes for a type without a suffix) and ends it.
+            char *stop;
+            long v = strtol(p, &stop, 10);
             while (*stop == 'u' || *stop == 'l' || *stop == 'U' || *stop == 'L')
                 stop++;
             if ((*stop == ',' || *stop == '>') && v == value)
                 return true;
+            p = stop - 1;
         }
-        // On to the next argument at this depth of brackets.
-        int depth = 0;
-        while (*p && !(depth == 0 && (*p == ',' || *p == '>'))) {
-            if (*p == '<' || *p == '(')
-                depth++;
-            else if (*p == '>' || *p == ')')
-                depth--;
-            p++;
-        }
-        if (*p != ',')
-            return false;
-        p++;
     }
+    return false;
 }
 
 // The grids of reduce_in_passes's levels, into grids; returns how many.
@@ -316,7 +321,14 @@ static void check_facts(audit_context *ctx, const step_facts *f)
                     f->function, name, f->kernel);
             continue;
         }
-        if (f->block_template && !template_args_hold(args, block))
+        bool asked_block = a->block[0] == (unsigned)call->block.x && a->block[1] == (unsigned)call->block.y &&
+                           a->block[2] == 1;
+        if (f->block_template == TEMPLATE_OR_BLOCK && !template_args_hold(args, block) && !asked_block)
+            finding(ctx, "your %s launched %s with blocks of %ux%ux%u threads where %dx%d were asked for: launch "
+                         "the instance for the block asked for, %s<%d>, or a kernel sized from its block, with that block",
+                    f->function, name, a->block[0], a->block[1], a->block[2], call->block.x, call->block.y, f->kernel,
+                    block);
+        else if (f->block_template == TEMPLATE_BLOCK && !template_args_hold(args, block))
             finding(ctx, "your %s launched %s for a block of %d threads: launch the instance for the block asked for, "
                          "%s<%d>",
                     f->function, name, block, f->kernel, block);

@@ -23,9 +23,13 @@
 //                      one-pass: exactly one kernel launch; with per_thread, a
 //                        grid of ceil(n / (per_thread * block)) blocks
 //   per_thread=N       elements each thread loads (default 0: any; levels needs one)
-//   template=yes|no    the kernel is a template on the block size, and the
-//                      instance launched must be the one for the block asked
-//                      for, kernel<256> (default no)
+//   template=yes|no|or-block  yes: the kernel is a template on the block
+//                      size, and the instance launched must be the one for
+//                      the block asked for, kernel<256> (a number of its
+//                      template arguments, at any depth); or-block: that
+//                      instance, or a launch with the block asked for (a
+//                      kernel that sizes its tile from blockDim); no: any
+//                      (the default)
 //   fills_gpu=yes|no   the grid holds no more blocks than the GPU runs at once,
 //                      and at large n each thread sums several elements (default no)
 //   memsets=N|MIN-MAX  how many memsets the call may issue (default 0-1; a

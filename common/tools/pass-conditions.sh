@@ -65,7 +65,10 @@ one-pass) shape="one launch of \`$kernel\`"
     [ -z "$per_thread" ] || shape="$shape, a grid of ⌈n / ($per_thread·B)⌉ blocks" ;;
 *) shape="" ;;
 esac
-[ "$(audit_fact template)" = yes ] && shape="$shape, the instance of its template for the block asked for (\`$kernel<B>\`)"
+case $(audit_fact template) in
+yes) shape="$shape, the instance of its template for the block asked for (\`$kernel<B>\`)" ;;
+or-block) shape="$shape, the instance of its template for the block asked for (\`$kernel<B>\`) or a kernel launched with that block" ;;
+esac
 [ "$(audit_fact fills_gpu)" = yes ] && shape="$shape, a grid no larger than the GPU holds at once"
 memsets=$(audit_fact memsets)
 case $memsets in
