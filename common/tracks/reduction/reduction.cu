@@ -373,8 +373,10 @@ static const char *explain_mismatch(long long expected, int got, bool guarded, u
 
 // Before every run: what the run does not use but a kernel could reach with
 // an address of its own (the other input and its guard, the copy's
-// destination) poisoned, so that nothing a kernel leaves there lasts to the
-// next run.
+// destination, the expected sum of a timed run) poisoned, so that nothing a
+// kernel leaves there lasts to the next run, and nothing the harness leaves
+// there (a timed run's sum, which no check makes) tells a check from a
+// timed run.
 static void poison_bystanders(const int *in)
 {
     size_t bytes = (size_t)size.n * sizeof(int);
@@ -383,6 +385,7 @@ static void poison_bystanders(const int *in)
     if (in != size.d_exact)
         CUDA_CHECK(cudaMemsetAsync(size.d_exact, POISON_BYTE, bytes));
     CUDA_CHECK(cudaMemsetAsync(size.d_copy, POISON_BYTE, bytes));
+    CUDA_CHECK(cudaMemsetAsync(size.d_expected, POISON_BYTE, sizeof *size.d_expected));
 }
 
 // Before a checked run: its input drawn again (a kernel may have changed it
