@@ -891,10 +891,18 @@ grade_lesson() {
     # profiler's own failure, seen once on a GPU shared by 14 graders (an
     # honest file's run ended with status 9 and no output). It is tried once
     # more: a file that fails twice fails.
+    # Where ncu needs more than one pass over a kernel for these counters, it
+    # runs the whole program again for each pass (--replay-mode
+    # application) rather than the kernel again within one run: a kernel
+    # replayed within a run finds its own shared memory as its last pass
+    # left it (the scrub runs before each call, not between passes), and so
+    # could count its passes and behave otherwise in all but the first
+    # (tests/mutants/03-replay-pass-shared-marker.patch). A program run
+    # again scrubs before the call, as every timed run does.
     local try
     for try in 1 2; do
         # shellcheck disable=SC2046
-        run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
+        run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
             --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
             ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run)
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac

@@ -30,6 +30,18 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail yours=55 start=45 factor=2.0 thresholds=thresholds.conf
 }
 
+@test "the lesson's profile runs the whole program again for each pass of ncu, never the kernel again within a run" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80)
+    FAKE_NCU_ARGS=$BATS_TEST_TMPDIR/ncu-args run grade_lesson
+    assert_success
+    # A kernel replayed within one run finds its shared memory as its last
+    # pass left it, and can count its passes; a program run again scrubs it.
+    assert_equal "$(grep -A1 -x -- --replay-mode "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1)" application
+}
+
 # A second figure of the learner's kernel alone (steps.conf lesson_also,
 # LEFT>=RIGHT): step 03's bytes read from shared memory against those loaded
 # from global memory, so that reuse in registers alone (global loads cut by
