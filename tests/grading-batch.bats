@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# tests/run: about 1 s, 41 s with --all (without a GPU, on 2 cores; it orders the files, longest first)
 # grading/batch: a class graded at once, each student in a pristine copy of
 # the workbook, into one gradebook; and the --out folder it writes, which may
 # never overlap what it grades nor replace what it did not write; without a

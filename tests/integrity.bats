@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/run: about 20 s (without a GPU, on 2 cores; it orders the files, longest first)
+# tests/run: about 30 s, 236 s with --all (without a GPU, on 2 cores; it orders the files, longest first)
 # The integrity test of the learner's file, which needs no GPU: a finding,
 # with the symbol and its line, on the mutants that call a library or forge
 # the records. (tests/integrity-clean.bats: no finding on good files.)
