@@ -2,6 +2,7 @@
 // This is the file you edit. README.md has the background and hints.
 //
 //   make && ./naive_matmul                check your kernel, then time it against the given one
+//   ./naive_matmul --check -n 1,1000      correctness only, at the sizes you name (--help: every option)
 //   make -C .. grade EX=01                what the grader says
 //
 // C = A * B, N x N, row-major: element (r, c) of A is A[r * n + c].

@@ -2,6 +2,7 @@
 // This is the file you edit. README.md has the background and hints.
 //
 //   make && ./register_temp               check your kernel, then time it against the given ones
+//   ./register_temp --check -n 1,1000     correctness only, at the sizes you name (--help: every option)
 //   make -C .. grade EX=02                what the grader says
 //
 // The given kernel (step 01's solution, in main.cu) adds every product into

@@ -2,6 +2,7 @@
 // This is the file you edit. README.md has the background and hints.
 //
 //   make && ./tiled_matmul                check your kernel, then time it against the given one
+//   ./tiled_matmul --check -n 1,1000      correctness only, at the sizes you name (--help: every option)
 //   make -C .. sanitize EX=03             memcheck, racecheck, synccheck, initcheck: missing barriers show here
 //   make -C .. grade EX=03                what the grader says
 //

@@ -2,6 +2,7 @@
 // This is the file you edit. README.md has the background and hints.
 //
 //   make && ./reduction_interleaved       check your kernel, then time it against the given one
+//   ./reduction_interleaved --check -n 1,1000  correctness only, at the sizes you name (--help: every option)
 //   make -C .. grade EX=04                what the grader says
 //
 // The given kernel (reduce_interleaved_divergent, in ../common/tracks/reduction/reduction.cu)

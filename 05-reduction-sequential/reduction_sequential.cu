@@ -2,6 +2,7 @@
 // This is the file you edit. README.md has the background and hints.
 //
 //   make && ./reduction_sequential        check your kernel, then time it against the given one
+//   ./reduction_sequential --check -n 1,1000  correctness only, at the sizes you name (--help: every option)
 //   make -C .. grade EX=05                what the grader says
 //   make -C .. profile EX=05              count the bank conflicts of both kernels
 //

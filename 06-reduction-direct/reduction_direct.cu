@@ -2,6 +2,7 @@
 // This is the file you edit. README.md has the background and hints.
 //
 //   make && ./reduction_direct            check your kernel, then time it against the given one
+//   ./reduction_direct --check -n 1,1000  correctness only, at the sizes you name (--help: every option)
 //   make -C .. grade EX=06                what the grader says
 //
 // The given kernel (step 05's solution, in main.cu) loads one element per

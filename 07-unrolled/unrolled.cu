@@ -3,6 +3,7 @@
 // story of the 2007 `volatile` trick (do not use it: it is a data race now).
 //
 //   make && ./unrolled                    check your kernels, then time them against the given one
+//   ./unrolled --check -n 1,1000          correctness only, at the sizes you name (--help: every option)
 //   make -C .. sanitize EX=07             memcheck, racecheck, synccheck, initcheck on your kernels
 //   make -C .. grade EX=07                what the grader says
 //

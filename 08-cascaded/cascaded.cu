@@ -2,6 +2,7 @@
 // This is the file you edit. README.md has the background (Brent's theorem) and hints.
 //
 //   make && ./cascaded                    check your kernel, then time it against the given one and CUB
+//   ./cascaded --check -n 1,1000          correctness only, at the sizes you name (--help: every option)
 //   make -C .. grade EX=08                what the grader says
 //
 // The given kernel (step 07's solution, in main.cu) starts one thread per two
