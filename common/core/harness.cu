@@ -395,7 +395,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     if (opt->census_out && !opt->check_only)
         usage_error("--census goes with --check: the census is one more call after the checks");
     if (opt->exact_only && !opt->check_only)
-        usage_error("--exact goes with --check: it makes one call a kernel where a check makes several, and a timed run checks in full first");
+        usage_error("--exact goes with --check: it calls each kernel once where a check calls it several times, and a timed run checks in full first");
     if (opt->plans_in && opt->plans_out)
         usage_error("--plans and --write-plans: one run reads the plans, another writes them");
 }
@@ -496,6 +496,15 @@ void require_device_memory(size_t bytes, const char *what)
     if (bytes > free_bytes)
         die(EXIT_USAGE, "%s needs %s of GPU memory and %s is free: choose a smaller --size", what,
             human_bytes((double)bytes, need, sizeof need), human_bytes((double)free_bytes, have, sizeof have));
+}
+
+void check_flush_sink(void)
+{
+    int wrote_past = 0;
+    CUDA_CHECK(cudaMemcpy(&wrote_past, flush_sink, sizeof wrote_past, cudaMemcpyDeviceToHost));
+    if (wrote_past)
+        die(EXIT_MISMATCH, "a kernel wrote outside the buffers it was given (into the program's own memory, the L2 "
+                           "flush's, which no run uses): a kernel may write only its arguments' buffers");
 }
 
 static void flush_l2(void)
@@ -600,11 +609,7 @@ static void time_interleaved(const timed_entry *entries, int count, const option
             watch_round(false);
     }
     CUDA_CHECK(cudaDeviceSynchronize());
-    int wrote_past = 0;
-    CUDA_CHECK(cudaMemcpy(&wrote_past, flush_sink, sizeof wrote_past, cudaMemcpyDeviceToHost));
-    if (wrote_past)
-        die(EXIT_MISMATCH, "a kernel wrote past its own buffers during the timed runs (into the program's L2 flush "
-                           "buffer, which no run uses): a write outside the arguments it is given");
+    check_flush_sink();
 
     for (int i = 0; i < count; i++) {
         for (int r = 0; r < reps; r++) {

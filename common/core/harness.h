@@ -78,7 +78,7 @@ typedef struct {
     int reps;
     unsigned long long seed;
     bool check_only;  // --check: correctness only, no timing
-    bool exact_only;  // --exact: with --check, one call a kernel, on the exact-size input
+    bool exact_only;  // --exact: with --check, one call of each kernel, on the exact-size input
     bool machine;     // --machine: records for the grader instead of a table
     bool facts;       // --facts: the track's facts, then nothing else
     unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all
@@ -110,6 +110,14 @@ typedef struct {
 
 // The device step_main opened (it exits 77 with one line when there is none).
 const device_info *current_device(void);
+
+// Before every call (module_reload): the L2 flush's sink, the one word of
+// the harness's own that a kernel could write and that no run of it reads,
+// still 0. Anything there -- the flush's mark of a bit set in its buffer, or
+// a kernel's count kept from call to call
+// (tests/mutants/07-racy-counter-in-flush-sink.patch) -- ends the program:
+// a write outside the buffers a kernel is given.
+void check_flush_sink(void);
 
 // Exit 2 with a clear reason if `bytes` of device memory cannot be had.
 void require_device_memory(size_t bytes, const char *what);

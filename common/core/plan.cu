@@ -391,11 +391,17 @@ __global__ void __launch_bounds__(RESET_BLOCK) reset_module_globals(const reset_
 // table of the copies between launches, for the module's addresses now.
 static void module_reset_prepare(void)
 {
+    // Every byte of the harness's copies written afresh, the table's unused
+    // rows and a variable of no bytes' copy too: a kernel that writes them
+    // finds its words gone at the next call, as it does everywhere else.
+    CUDA_CHECK(cudaMemset(reset_copies_on_gpu, 0, (global_count ? global_count : 1) * sizeof *reset_copies));
     reset_kernel_copies = 0;
     for (int i = 0; i < global_count; i++) {
         module_global *g = &globals[i];
-        if (!g->bytes)
+        if (!g->bytes) {
+            CUDA_CHECK(cudaMemset(g->initial_on_gpu, 0, 1));
             continue;
+        }
         CUDA_CHECK(cudaMemcpy(g->initial_on_gpu, g->initial, g->bytes, cudaMemcpyHostToDevice));
         if (g->bytes <= RESET_KERNEL_BYTES)
             reset_copies[reset_kernel_copies++] =
@@ -560,6 +566,7 @@ static void scrub_between_calls(void)
 void module_reload(void)
 {
     CUDA_CHECK(cudaDeviceSynchronize());  // nothing of the last call's still running in it
+    check_flush_sink();
     CU_CHECK(driver.module_unload(module));
     CU_CHECK(driver.module_load_data(&module, image));
     module_find();
