@@ -85,3 +85,40 @@ __attribute__((constructor)) static void probe(void) { atexit(linger); }'
     [ "$SECONDS" -lt 30 ] || fail "it took ${SECONDS}s"
     [[ $stderr == *"kept the planner"*"running 5 s after it had answered"* ]] || fail "$stderr"
 }
+
+# The planner of step 06 built from FILE (the learner's file) in a copy, asked
+# for one call at n=1000000, block 256, as plan-probe asks (tests/toolkits):
+# the lines it writes down.
+plan_of_06() {
+    command -v nvcc >/dev/null || skip "no nvcc"
+    one_architecture_without_gpu
+    W=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$W"
+    (cd "$WORKBOOK_DIR" && tar --exclude=./.git --exclude=./results --exclude=./tests --exclude='./0[1-57-8]-*' -cf - .) | tar -xf - -C "$W"
+    cp "$1" "$W/06-reduction-direct/reduction_direct.cu"
+    make -s -C "$W/06-reduction-direct" all >"$BATS_TEST_TMPDIR/build.log" 2>&1 || fail "$(tail -n 20 "$BATS_TEST_TMPDIR/build.log")"
+    local build=$W/06-reduction-direct/build
+    {
+        awk -F'\t' '$1 == "kernel" {
+            line = "kernel\t" $2 "\tparams="; split($3, p, "="); n = split(p[2], items, ","); end = 0
+            for (i = 1; i <= n; i++) { split(items[i], sa, ":"); off = int((end + sa[2] - 1) / sa[2]) * sa[2]
+                line = line (i > 1 ? "," : "") sa[1] "@" off; end = off + sa[1] }
+            print line }' "$build/reduction_direct.kernels"
+        printf 'plan\tid=direct\tn=1000000\tblock=256x1\n'
+    } | "$build/reduction_direct.plan" 3>&1 1>/dev/null 2>&1
+}
+
+@test "the planner writes work on cudaStreamPerThread or cudaStreamLegacy down as on the default stream, and a stream of its own as another" {
+    slow_test "a copy of step 06 built, its planner run"
+    [ -f "$WORKBOOK_DIR/tests/honest/06-per-thread-default-stream.cu" ] || skip "no tests/honest/ here"
+    run plan_of_06 "$WORKBOOK_DIR/tests/honest/06-per-thread-default-stream.cu"
+    assert_line --regexp $'^memset\t.*\tstream=0$'
+    assert_line --regexp $'^launch\tkernel=[^\t]*reduce_direct.*\tstream=0\tparams='
+    sed 's/cudaStreamPerThread/cudaStreamLegacy/g' "$WORKBOOK_DIR/tests/honest/06-per-thread-default-stream.cu" >"$BATS_TEST_TMPDIR/legacy.cu"
+    run plan_of_06 "$BATS_TEST_TMPDIR/legacy.cu"
+    assert_line --regexp $'^launch\tkernel=[^\t]*reduce_direct.*\tstream=0\tparams='
+    # Any other handle is another stream: the audit refuses it.
+    sed 's/cudaStreamPerThread/(cudaStream_t)0x10/g' "$WORKBOOK_DIR/tests/honest/06-per-thread-default-stream.cu" >"$BATS_TEST_TMPDIR/other.cu"
+    run plan_of_06 "$BATS_TEST_TMPDIR/other.cu"
+    assert_line --regexp $'^launch\tkernel=[^\t]*reduce_direct.*\tstream=1\tparams='
+}

@@ -171,6 +171,15 @@ static void write_hex(const unsigned char *bytes, size_t len)
         fprintf(plans, "%02x", bytes[i]);
 }
 
+// Another stream than the default one: the three names of the default
+// stream (0, cudaStreamLegacy, and cudaStreamPerThread: one thread's default
+// stream, this planner's only thread) are one stream here, as the program
+// replays every plan on the default stream, in order.
+static int other_stream(cudaStream_t stream)
+{
+    return stream != 0 && stream != cudaStreamLegacy && stream != cudaStreamPerThread;
+}
+
 // One launch: its kernel by the name the module gives it, its shape, and its
 // arguments laid out as the kernel's parameters are (the sizes and offsets
 // the program read from the module).
@@ -185,7 +194,7 @@ static cudaError_t write_launch(const void *stub, dim3 grid, dim3 block, void **
         // A kernel of the workbook's, not of the learner's file: the program
         // refuses it by name.
         fprintf(plans, "launch\tkernel=%s\tgrid=%u,%u,%u\tblock=%u,%u,%u\tsmem=%zu\tstream=%d\tparams=\n", name,
-                grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, stream != 0);
+                grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, other_stream(stream));
         return cudaSuccess;
     }
     unsigned char buffer[4096];
@@ -195,7 +204,7 @@ static cudaError_t write_launch(const void *stub, dim3 grid, dim3 block, void **
     for (int i = 0; i < k->param_count; i++)
         memcpy(buffer + k->param_offset[i], args[i], k->param_size[i]);
     fprintf(plans, "launch\tkernel=%s\tgrid=%u,%u,%u\tblock=%u,%u,%u\tsmem=%zu\tstream=%d\tparams=", name, grid.x,
-            grid.y, grid.z, block.x, block.y, block.z, smem, stream != 0);
+            grid.y, grid.z, block.x, block.y, block.z, smem, other_stream(stream));
     write_hex(buffer, k->params_bytes);
     fputc('\n', plans);
     return cudaSuccess;
@@ -257,7 +266,7 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
 static cudaError_t write_memset(void *to, int value, size_t bytes, cudaStream_t stream)
 {
     fprintf(plans, "memset\taddress=%llx\tvalue=%d\tbytes=%zu\tstream=%d\n", (unsigned long long)(uintptr_t)to,
-            value & 0xff, bytes, stream != 0);
+            value & 0xff, bytes, other_stream(stream));
     return cudaSuccess;
 }
 
@@ -283,7 +292,7 @@ cudaError_t CUDARTAPI cudaDeviceSynchronize(void) { return cudaSuccess; }
 
 cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream)
 {
-    return stream ? fail_call(cudaErrorInvalidResourceHandle) : cudaSuccess;
+    return other_stream(stream) ? fail_call(cudaErrorInvalidResourceHandle) : cudaSuccess;
 }
 
 cudaError_t CUDARTAPI cudaGetDevice(int *device_ordinal)
