@@ -39,7 +39,7 @@ STEPS := $(sort $(wildcard [0-9][0-9]-*))
 SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 # The step numbers EX names, two digits each (EX=4 is step 04), and their folders
 # (all of them without EX).
-EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))
+EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(call step_number_of,$(e)))
 PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
 .PHONY: all help test test-all test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile explain clean harness micro-atomics float-sum handout $(STEPS)

@@ -88,6 +88,9 @@ ifneq ($(NEEDS_COMPILER),)
 endif
 
 comma := ,
+# step_number_of,ITEM: the two-digit step an item of EX= names: 4, 04, or
+# the step's folder, 04-reduction-interleaved.
+step_number_of = $(foreach n,$(firstword $(subst -, ,$(1))),$(if $(filter 1 2 3 4 5 6 7 8 9,$(n)),0$(n),$(n)))
 # The newer 12.x nvcc warn that sm_70 is deprecated: building it for V100s is
 # deliberate.
 GENCODE := $(foreach a,$(ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \

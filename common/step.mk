@@ -13,7 +13,7 @@
 #   make sanitize         compute-sanitizer memcheck, racecheck, synccheck and
 #                         initcheck on ./PROGRAM at small sizes and at the timed
 #                         size, as the grader runs them (SOLUTION=1: on the solution)
-#   make profile          ncu: the metrics of PROFILE_METRICS, per kernel
+#   make profile          ncu: the counters that show this step's idea, per kernel
 #   make explain          ncu's source counters: the lines of your file with bank
 #                         conflicts, uncoalesced or divergent accesses, repeated
 #                         stores, and those behind the lesson's counter
@@ -34,8 +34,8 @@ override STEP := $(notdir $(CURDIR))
 # An EX= typed here (as at the top) that names another step is refused, not
 # ignored: this folder's make acts on this step alone.
 ifeq ($(MAKELEVEL)$(origin EX),0command line)
-  ifeq ($(filter $(firstword $(subst -, ,$(STEP))),$(foreach e,$(subst $(comma), ,$(EX)),$(if $(filter 1 2 3 4 5 6 7 8 9,$(e)),0$(e),$(e)))),)
-    $(error EX=$(EX) names another step than this folder's, $(STEP): run make here without EX, or make -C .. $(or $(filter-out print-%,$(MAKECMDGOALS)),all) EX=$(EX) from the top)
+  ifneq ($(filter-out $(firstword $(subst -, ,$(STEP))),$(foreach e,$(subst $(comma), ,$(EX)),$(call step_number_of,$(e)))),)
+    $(error EX=$(EX) names a step other than this folder's, $(STEP): run make here without EX, or make -C .. $(or $(filter-out print-%,$(MAKECMDGOALS)),all) EX=$(EX) from the top)
   endif
 endif
 # The step's entry in the manifest: one field of it.

@@ -218,11 +218,19 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     number=${step%%-*}
     run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX=99
     assert_failure 2
-    assert_output --partial "EX=99 names another step than this folder's, $step: run make here without EX"
-    run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX="$number"
-    assert_success
+    assert_output --partial "EX=99 names a step other than this folder's, $step: run make here without EX"
+    # This step, however it is named, is no slip; a list with another step in it is.
+    for ex in "$number" "${number#0}" "$step"; do
+        run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX="$ex"
+        assert_success
+    done
     run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX="${number#0},99"
+    assert_failure 2
+    assert_output --partial "EX=${number#0},99 names a step other than this folder's"
+    # At the top, a step's folder is its number too.
+    run make -n -C "$WORKBOOK_DIR" grade EX="$step"
     assert_success
+    assert_output --partial "--step \"$number\""
     run make -n -C "$WORKBOOK_DIR" grade SOLUTIONS=yes EX="$number"
     assert_failure 2
     assert_output --partial "SOLUTIONS=yes: write SOLUTIONS=1 (or leave it out)"
