@@ -13,7 +13,7 @@ setup() {
     one_architecture_without_gpu
 }
 
-@test "integrity: every reference solution and every untouched exercise is clean" {
+@test "integrity: every reference solution and every untouched exercise is clean; no solution's module holds what a test refuses unrun" {
     slow_test "every step compiled twice"
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
@@ -24,6 +24,8 @@ setup() {
             [ -f "$file" ] || fail "$step has no $which file $file"
             run "$WORKBOOK_DIR/grading/integrity" "$file"
             [ "$status" -eq 0 ] || fail "$(printf '%s (%s) is not clean:\n%s' "$step" "$which" "$output")"
+            [ "$which" = exercise ] || module_refuses_nothing "$dir/build/$(program_of "$dir")_solution.kernels" "$step" ||
+                fail "$step's solution: $REFUSED"
         done
     done
 }
@@ -42,7 +44,7 @@ setup() {
 # Built in its step's folder, as the grader builds a hand-in, each honest
 # variant is clean against the object the build made too (check 6): nvcc's
 # own code (a __device__ function's host stand-in) is no difference.
-@test "integrity: every honest variant, built as a hand-in, is clean against its build's object" {
+@test "integrity: every honest variant, built as a hand-in, is clean against its build's object, and its module holds nothing a test refuses unrun" {
     slow_test "every honest variant built and compiled"
     [ -d "$WORKBOOK_DIR/tests/honest" ] || skip "no tests/honest/ here: a copy handed out to a class leaves the answers out"
     local copy=$BATS_TEST_TMPDIR/wb file n dir program
@@ -57,5 +59,24 @@ setup() {
         make -s -C "$dir" all >/dev/null 2>&1 || fail "$(basename "$file") does not build as $program.cu"
         run "$copy/grading/integrity" --object "$dir/build/$program.o" "$dir/$program.cu"
         [ "$status" -eq 0 ] || fail "$(printf '%s, built, is not clean:\n%s' "$(basename "$file")" "$output")"
+        module_refuses_nothing "$dir/build/$program.kernels" "$n" || fail "$(basename "$file"), built: $REFUSED"
     done
+}
+
+# module_refuses_nothing TABLE STEP: the module's table (kernels.awk) holds
+# nothing that a test of the step refuses before any run: no clock read and
+# no ticket without a fence (the sanitizer test), no instruction of a family
+# the lesson or the audit leaves out (steps.conf's lesson_forbids and
+# audit_forbids). What it holds goes to REFUSED. (On a GPU, tests/mutants/run
+# grades these files whole; here a false alarm of the PTX reader shows
+# without one.)
+module_refuses_nothing() {
+    local families
+    families=$(source "$WORKBOOK_DIR/common/tools/manifest.bash" &&
+        echo "$(step_field "$2" lesson_forbids) $(step_field "$2" audit_forbids)")
+    REFUSED=$(awk -F'\t' -v families=" $families " '
+        $1 == "clock" || $1 == "unfenced" { print; next }
+        $1 == "op" { for (i = 2; i <= NF; i++) if ($i ~ /^family=/ && index(families, " " substr($i, 8) " ")) print }' "$1")
+    [ -f "$1" ] || REFUSED="no table $1"
+    [ -z "$REFUSED" ]
 }

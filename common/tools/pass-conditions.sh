@@ -67,7 +67,7 @@ one-pass) shape="one launch of \`$kernel\`"
 esac
 case $(audit_fact template) in
 yes) shape="$shape, the instance of its template for the block asked for (\`$kernel<B>\`)" ;;
-or-block) shape="$shape, the instance of its template for the block asked for (\`$kernel<B>\`) or a kernel launched with that block" ;;
+or-block) shape="$shape, the instance of its template for the block asked for (\`$kernel<B>\`), or a \`$kernel\` that sizes its tile from its block, launched with the block asked for" ;;
 esac
 [ "$(audit_fact fills_gpu)" = yes ] && shape="$shape, a grid no larger than the GPU holds at once"
 memsets=$(audit_fact memsets)
@@ -150,7 +150,7 @@ if [ -n "$(field lesson)" ]; then
     forbids=$(field lesson_forbids)
     echo "| lesson: $(field lesson_title) | $(field lesson_what): at least $(field lesson)x fewer than \`$(field lesson_start)\`'s, in one round of the timed run (\`$(field timed)\`) under ncu, a round drawn at random for each grading$(also_words)${forbids:+; no $(family_words "$forbids"): they do that work where the counter cannot see it} | $(points lesson) |"
 fi
-echo "| clean under compute-sanitizer | nothing found by $sanitize_runs (the grader's first run adds two more of the correctness tests' sizes and one more block, drawn anew each grading); and no clock read, nor an atomic taken as a ticket without a fence (read from your kernels' PTX) | $(points sanitize) |"
+echo "| clean under compute-sanitizer | nothing found by $sanitize_runs (to the small sizes, the grader adds two more of the correctness tests' sizes and one more block, drawn anew each grading); and no clock read, nor a ticket without a fence: an atomic whose old value tells a block it is the last, with no \`__threadfence()\` between the partial sums' stores and it (read from your kernels' PTX) | $(points sanitize) |"
 echo "| integrity of your file | its host code only launches its kernels (\`grading/integrity $program.cu\`) | $(points integrity) |"
 echo "| launch audit | $shape | $(points audit) |"
 echo
