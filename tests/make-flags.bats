@@ -262,3 +262,13 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     run make -C "$WORKBOOK_DIR" -n 99 SM=90
     assert_failure
 }
+
+@test "a step's folder copied out of the workbook says, in one line, that it builds inside it" {
+    local step
+    step=$(first_step)
+    cp -r "$WORKBOOK_DIR/$step" "$BATS_TEST_TMPDIR/$step"
+    run make -s --no-print-directory -C "$BATS_TEST_TMPDIR/$step"
+    assert_failure 2
+    assert_output --partial "$step builds inside the workbook, beside its common/ and steps.conf"
+    refute_output --partial "No such file"
+}
