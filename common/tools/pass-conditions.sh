@@ -78,7 +78,7 @@ case $memsets in
 *) memset_text="$memsets memsets" ;;
 esac
 shape="$shape; $memset_text; the default stream, the buffers it was given and nothing else"
-[[ " $(field audit_forbids) " == *" cluster "* ]] && shape="$shape; no clusters (their blocks read one another's shared memory)"
+[[ " $(field audit_forbids) " == *" cluster "* ]] && shape="$shape; no thread block clusters (groups of blocks, from Hopper on, that read one another's shared memory)"
 [ -z "$(field audit_module_bytes)" ] || shape="$shape; at most $(field audit_module_bytes) bytes of \`__device__\` variables"
 
 # The instruction families a test refuses (steps.conf lesson_forbids and
