@@ -635,9 +635,12 @@ PTX
 	.param .u64 queue_param_0
 )
 {
+	ld.param.u64 	%rd1, [queue_param_0];
 $L__BB0_1:
-	atom.global.add.u32 	%r37, [%rd14], 256;
+	atom.global.add.u32 	%r37, [next], 256;
 	setp.ge.u32 	%p1, %r37, %r9;
+	mul.wide.u32 	%rd3, %r37, 4;
+	add.s64 	%rd15, %rd1, %rd3;
 	ld.global.u32 	%r40, [%rd15];
 	@!%p1 bra 	$L__BB0_1;
 	st.global.u32 	[%rd2], %r3;
@@ -1027,6 +1030,71 @@ $L__BB0_2:
 	ld.relaxed.cta.b32 %r42,[%rd15];
 	ret;
 }
+.visible .entry loopticket(
+	.param .u64 loopticket_param_0
+)
+{
+	ld.param.u64 	%rd1, [loopticket_param_0];
+$L__BB9_1:
+	atom.global.add.u32 	%r5, [count], 1;
+	setp.eq.s32 	%p1, %r5, %r9;
+	@%p1 ld.global.u32 	%r6, [%rd1];
+	st.global.u32 	[%rd1], %r3;
+	@%p2 bra 	$L__BB9_1;
+	ret;
+}
+.visible .entry loopfenced(
+	.param .u64 loopfenced_param_0
+)
+{
+	ld.param.u64 	%rd1, [loopfenced_param_0];
+$L__BB10_1:
+	atom.global.add.u32 	%r5, [count], 1;
+	setp.eq.s32 	%p1, %r5, %r9;
+	@%p1 ld.global.u32 	%r6, [%rd1];
+	st.global.u32 	[%rd1], %r3;
+	membar.gl;
+	@%p2 bra 	$L__BB10_1;
+	ret;
+}
+.visible .entry loopafter(
+	.param .u64 loopafter_param_0
+)
+{
+	ld.param.u64 	%rd1, [loopafter_param_0];
+$L__BB11_1:
+	@%p3 bra 	$L__BB11_2;
+	st.global.u32 	[%rd1], %r3;
+	bra.uni 	$L__BB11_3;
+$L__BB11_2:
+	atom.global.add.u32 	%r5, [count], 1;
+	setp.eq.s32 	%p1, %r5, %r9;
+$L__BB11_3:
+	@%p2 bra 	$L__BB11_1;
+	@!%p1 bra 	$L__BB11_4;
+	ld.volatile.global.u32 	%r6, [%rd1];
+$L__BB11_4:
+	ret;
+}
+.visible .entry minclamp(
+	.param .u64 minclamp_param_0,
+	.param .u32 minclamp_param_1
+)
+{
+	ld.param.u64 	%rd10, [minclamp_param_0];
+	ld.param.u32 	%r13, [minclamp_param_1];
+	st.global.u32 	[last_grid], %r15;
+	mov.u64 	%rd12, blocks_done;
+	atom.global.add.u32 	%r16, [%rd12], 1;
+	mul.wide.u32 	%rd13, %r13, 4;
+	add.s64 	%rd14, %rd10, %rd13;
+	add.s64 	%rd15, %rd10, 15;
+	and.b64 	%rd16, %rd15, -16;
+	min.u64 	%rd1, %rd14, %rd16;
+	add.s64 	%rd19, %rd1, %rd20;
+	ld.global.cs.v4.s32 {%r20,%r21,%r22,%r23}, [%rd19];
+	ret;
+}
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
@@ -1062,7 +1130,14 @@ PTX
     # scope orders nothing between clusters (clustered); a count read back
     # through a copy of a generic address is read back (movreread). A
     # fence that a branch jumps over, or one under a guard, may not run
-    # (deadfence, guardedfence); one on each path does (bothpaths).
+    # (deadfence, guardedfence); one on each path does (bothpaths). A loop
+    # that stores on one pass and takes its ticket on the next is read a
+    # second time (loopticket), on to the text after the loop where the
+    # last block reads the others' sums (loopafter), and is clean with a
+    # fence before its way back (loopfenced); a work queue's atomic in a
+    # loop is no ticket of the input it hands out (queue). The input read
+    # through a pointer clamped to its end (min) is still the input, after
+    # a debugging store and a count (minclamp).
     assert_output "$(printf '%s\n' \
         $'kernel\tname=bare\tparams=8:8' \
         $'unfenced\tname=bare\tinstruction=atom.global.inc.u32' \
@@ -1118,6 +1193,12 @@ PTX
         $'kernel\tname=movreread\tparams=8:8' \
         $'unfenced\tname=movreread\tinstruction=atom.global.add.u32' \
         $'kernel\tname=ctashared\tparams=8:8' \
+        $'kernel\tname=loopticket\tparams=8:8' \
+        $'unfenced\tname=loopticket\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=loopfenced\tparams=8:8' \
+        $'kernel\tname=loopafter\tparams=8:8' \
+        $'unfenced\tname=loopafter\tinstruction=atom.global.add.u32' \
+        $'kernel\tname=minclamp\tparams=8:8,4:4' \
         $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32' \
         $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32' \
         $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32')"

@@ -332,10 +332,11 @@ function declaration(statement, depth,    saved, i, p, is_text) {
 # read back by a plain load of its own address (canon_address), with a load
 # after it, is a ticket too. A path that returns or jumps away ends there,
 # and a branch carries the writes to its label, where they join the text's: a fence that a branch jumps over, or
-# one under a guard, orders nothing for sure. (Forward only: a loop's way
-# back is not followed.) A device function called is read where it is
-# called (call_watch). Not seen: a loop that stores on one pass and takes
-# its ticket on the next, a call through a function pointer, a store by one
+# one under a guard, orders nothing for sure. A loop's way back, with
+# writes not yet fenced, is followed once (second_pass): a loop that stores
+# on one pass and takes its ticket on the next is seen. A device function
+# called is read where it is called (call_watch). Not seen: a call through
+# a function pointer, a store by one
 # thread and a ticket by another with no barrier between (one stream of
 # instructions is read, not threads), a race of flags with no atomic at
 # all, and one buffer passed twice, written through one argument and read
@@ -407,7 +408,9 @@ function track_def(word, operands,    n, part, i, dest, value, regs) {
         if (part[2] !~ /^\{/) { def[dest] = canon(part[2]); return }
     }
     # (A value a call returns, ld.param of retval, is a new one each call.)
-    if (word ~ /^(mov|add|sub|mul|mad|shl|shr|cvt|cvta|and|or|xor|selp)(\.|$)/ || (word ~ /^ld\.param(\.|$)/ && operands !~ /retval/)) {
+    # A pointer clamped to its buffer's end (min, max: a vector loop's body
+    # rounded up to its alignment) is still of that buffer.
+    if (word ~ /^(mov|add|sub|mul|mad|shl|shr|cvt|cvta|and|or|xor|selp|min|max|neg|not|abs|rem|div|shf|bfe|bfi|prmt|slct)(\.|$)/ || (word ~ /^ld\.param(\.|$)/ && operands !~ /retval/)) {
         value = word "["
         for (i = 2; i <= n; i++) {
             gsub(/[ \t;]/, "", part[i])
@@ -675,9 +678,76 @@ function reads_written(operands,    b) {
     b = base_of(canon_address(operands))
     return b == "?" || ("?" in before_ticket) || (b in before_ticket)
 }
-function unfenced_verdict() {
+# second_pass(EDGE): a loop's way back, read once more: from the loop's
+# label to the function's end, as the next pass of the loop and then the
+# text after it run, with the writes not yet fenced when the way back was
+# taken, and no ticket yet. A ticket on that pass, and a read of what the
+# last one wrote (a loop that stores on one pass and takes its ticket on the
+# next, whether it reads the others' sums in the loop or after it), is an
+# unfenced ticket as on any path. Whatever else the pass learns is
+# forgotten. No pass inside a pass, nor inside a helper's replay.
+function second_pass(edge,    k, lbl, i, w, ops, tag, target, found, found_instruction, carried, n_carried,
+                     s_written, s_ticket, s_read_back, s_count_at, s_before, s_at_label, s_label_written, s_def, s_ver, s_argument,
+                     s_stored, s_tas, s_used, s_instruction, s_after, s_signalled, s_fresh, s_reread, s_calling, s_returned, s_guarded) {
+    if (replaying) return
+    for (k in written) s_written[k] = written[k]
+    for (k in ticket) s_ticket[k] = ticket[k]
+    for (k in read_back) s_read_back[k] = read_back[k]
+    for (k in count_at) s_count_at[k] = count_at[k]
+    for (k in before_ticket) s_before[k] = before_ticket[k]
+    for (k in at_label) s_at_label[k] = at_label[k]
+    for (k in label_written) s_label_written[k] = label_written[k]
+    for (k in def) s_def[k] = def[k]
+    for (k in ver) s_ver[k] = ver[k]
+    for (k in argument) s_argument[k] = argument[k]
+    s_stored = stored; s_tas = tickets_after_store; s_used = ticket_used; s_instruction = ticket_instruction
+    s_after = loaded_after; s_signalled = signalled; s_fresh = loaded_fresh; s_reread = count_reread
+    s_calling = calling; s_returned = returned; s_guarded = guarded
+    # The next pass begins: the writes carried, no ticket taken in it yet.
+    split("", ticket); split("", read_back); split("", count_at); split("", before_ticket); split("", written)
+    n_carried = split(back_written[edge], carried, SUBSEP)
+    for (k = 1; k <= n_carried; k++) if (carried[k] != "") written[carried[k]] = 1
+    stored = 1
+    tickets_after_store = 0; ticket_used = 0; ticket_instruction = ""; loaded_after = 0
+    signalled = 0; loaded_fresh = 0; count_reread = 0; calling = 0; returned = ""
+    tag = "pass" edge ":"
+    replaying++
+    for (k = back_from[edge]; k <= fn_n; k++) {
+        split(fn_labels[k], lbl, " ")
+        for (i in lbl) if (lbl[i] != "") join(tag lbl[i])
+        w = fn_word[k]
+        ops = fn_operands[k]
+        guarded = fn_guarded[k]
+        if (w ~ /^bra(\.|$)/) { target = ops; gsub(/[ \t;]/, "", target); ops = tag target }
+        note_argument(w, ops)
+        if (!call_watch(w, ops)) { ticket_watch(w, ops); track_def(w, ops) }
+    }
+    replaying--
+    found = (ticket_used && loaded_after) || (signalled && loaded_fresh)
+    found_instruction = ticket_instruction
+    split("", written); for (k in s_written) written[k] = s_written[k]
+    split("", ticket); for (k in s_ticket) ticket[k] = s_ticket[k]
+    split("", read_back); for (k in s_read_back) read_back[k] = s_read_back[k]
+    split("", count_at); for (k in s_count_at) count_at[k] = s_count_at[k]
+    split("", before_ticket); for (k in s_before) before_ticket[k] = s_before[k]
+    split("", at_label); for (k in s_at_label) at_label[k] = s_at_label[k]
+    split("", label_written); for (k in s_label_written) label_written[k] = s_label_written[k]
+    split("", def); for (k in s_def) def[k] = s_def[k]
+    split("", ver); for (k in s_ver) ver[k] = s_ver[k]
+    split("", argument); for (k in s_argument) argument[k] = s_argument[k]
+    stored = s_stored; tickets_after_store = s_tas; ticket_used = s_used; ticket_instruction = s_instruction
+    loaded_after = s_after; signalled = s_signalled; loaded_fresh = s_fresh; count_reread = s_reread
+    calling = s_calling; returned = s_returned; guarded = s_guarded
+    return found ? found_instruction : ""
+}
+function unfenced_verdict(    e, loop_instruction) {
+    loop_instruction = ""
+    for (e = 1; e <= back_edges && loop_instruction == ""; e++) loop_instruction = second_pass(e)
     if (current != "" && ((ticket_used && loaded_after) || (signalled && loaded_fresh)))
         print "unfenced\tname=" current "\tinstruction=" ticket_instruction
+    else if (current != "" && loop_instruction != "")
+        print "unfenced\tname=" current "\tinstruction=" loop_instruction
+    fn_n = 0; split("", label_at); back_edges = 0; split("", back_from); split("", back_written)
     split("", ticket); split("", read_back); ticket_instruction = ""; ticket_used = 0; split("", at_label)
     stored = 0; tickets_after_store = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0
     split("", count_at); count_reread = 0; split("", def); calling = 0; returned = ""; split("", written); split("", label_written); split("", before_ticket); split("", argument)
@@ -764,6 +834,23 @@ at > 0 && current != "" {
             k = ++body_size[current]
             body_word[current, k] = word; body_operands[current, k] = operands
             body_guarded[current, k] = guarded; body_labels[current, k] = labels
+        }
+        # Every statement of the function, kept for a loop's second pass: a
+        # branch back to a label of this function, with writes not yet
+        # fenced, reads the loop's body again from that label on.
+        fn_n++
+        fn_word[fn_n] = word; fn_operands[fn_n] = operands; fn_guarded[fn_n] = guarded; fn_labels[fn_n] = labels
+        n_labels = split(labels, label_list, " ")
+        for (l = 1; l <= n_labels; l++) label_at[label_list[l]] = fn_n
+        if (word ~ /^bra(\.|$)/ && stored && !replaying) {
+            target = operands
+            gsub(/[ \t;]/, "", target)
+            if (target in label_at) {  # a way back: read again at the function's end, from its label
+                back_edges++
+                back_from[back_edges] = label_at[target]
+                back_written[back_edges] = ""
+                for (b in written) back_written[back_edges] = back_written[back_edges] SUBSEP b
+            }
         }
         note_argument(word, operands)
         if (!call_watch(word, operands)) { ticket_watch(word, operands); track_def(word, operands) }
