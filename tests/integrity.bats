@@ -1095,6 +1095,31 @@ $L__BB11_4:
 	ld.global.cs.v4.s32 {%r20,%r21,%r22,%r23}, [%rd19];
 	ret;
 }
+.visible .entry queuelast(
+	.param .u64 queuelast_param_0,
+	.param .u64 queuelast_param_1
+)
+{
+	ld.param.u64 	%rd1, [queuelast_param_0];
+	ld.param.u64 	%rd2, [queuelast_param_1];
+$L__BB0_1:
+	atom.global.add.u32 	%r1, [next], 1;
+	setp.ge.u32 	%p1, %r1, %r9;
+	@%p1 bra 	$L__BB0_2;
+	mul.wide.u32 	%rd3, %r1, 4;
+	add.s64 	%rd4, %rd1, %rd3;
+	ld.global.u32 	%r4, [%rd4];
+	st.global.u32 	[%rd2], %r4;
+	bra.uni 	$L__BB0_1;
+$L__BB0_2:
+	membar.gl;
+	atom.global.inc.u32 	%r5, [count], %r9;
+	setp.eq.s32 	%p2, %r5, %r9;
+	@!%p2 bra 	$L__BB0_3;
+	ld.volatile.global.u32 	%r6, [%rd2];
+$L__BB0_3:
+	ret;
+}
 PTX
     run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
     assert_success
@@ -1135,7 +1160,9 @@ PTX
     # second time (loopticket), on to the text after the loop where the
     # last block reads the others' sums (loopafter), and is clean with a
     # fence before its way back (loopfenced); a work queue's atomic in a
-    # loop is no ticket of the input it hands out (queue). The input read
+    # loop is no ticket of the input it hands out (queue), nor of the
+    # partial sums it stores on each pass, where the last block is found
+    # after the loop by a ticket taken behind a fence (queuelast). The input read
     # through a pointer clamped to its end (min) is still the input, after
     # a debugging store and a count (minclamp).
     assert_output "$(printf '%s\n' \
@@ -1199,6 +1226,7 @@ PTX
         $'kernel\tname=loopafter\tparams=8:8' \
         $'unfenced\tname=loopafter\tinstruction=atom.global.add.u32' \
         $'kernel\tname=minclamp\tparams=8:8,4:4' \
+        $'kernel\tname=queuelast\tparams=8:8,8:8' \
         $'op\tname=unused\tfamily=atom.shared\tinstruction=atom.shared.add.u32' \
         $'op\tname=blockscope\tfamily=atom.shared\tinstruction=atom.relaxed.cta.add.u32' \
         $'op\tname=scoped\tfamily=cp.async.bulk\tinstruction=cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32')"

@@ -686,7 +686,7 @@ function reads_written(operands,    b) {
 # next, whether it reads the others' sums in the loop or after it), is an
 # unfenced ticket as on any path. Whatever else the pass learns is
 # forgotten. No pass inside a pass, nor inside a helper's replay.
-function second_pass(edge,    k, lbl, i, w, ops, tag, target, found, found_instruction, carried, n_carried,
+function second_pass(edge,    k, lbl, i, w, ops, tag, target, found, found_instruction, carried, n_carried, fenced_after,
                      s_written, s_ticket, s_read_back, s_count_at, s_before, s_at_label, s_label_written, s_def, s_ver, s_argument,
                      s_stored, s_tas, s_used, s_instruction, s_after, s_signalled, s_fresh, s_reread, s_calling, s_returned, s_guarded) {
     if (replaying) return
@@ -719,6 +719,15 @@ function second_pass(edge,    k, lbl, i, w, ops, tag, target, found, found_instr
         ops = fn_operands[k]
         guarded = fn_guarded[k]
         if (w ~ /^bra(\.|$)/) { target = ops; gsub(/[ \t;]/, "", target); ops = tag target }
+        # A fence after this pass's ticket, then an atomic whose old value is
+        # kept: a ticket taken with every write fenced, which is what the
+        # reads after it wait for (a work queue's ticket in the loop, then a
+        # fenced last block after it), not the loop's.
+        if (ticket_used && !guarded && (w ~ /^membar\.(gl|sys)$/ || w ~ /^fence\.(sc|acq_rel|release)\.(gpu|sys)$/)) fenced_after = 1
+        if (fenced_after && w ~ /^atom\./ && ops ~ /^[ \t]*%/) {
+            split("", ticket); split("", read_back); split("", before_ticket)
+            tickets_after_store = 0; ticket_used = 0; loaded_after = 0; signalled = 0; loaded_fresh = 0; fenced_after = 0
+        }
         note_argument(w, ops)
         if (!call_watch(w, ops)) { ticket_watch(w, ops); track_def(w, ops) }
     }
