@@ -229,8 +229,10 @@ sanitize_runs() {
 # drawn from GRADE_SEED and kept for the grading. The run that is credited
 # (the speed test's, timed_run) and the run that profiles it for the lesson
 # are one command, so that a kernel cannot tell them apart by what it is
-# asked or by the calls before: ncu looks at that round only
-# (common/core/harness.cu, watch_round).
+# asked: ncu looks at that round only (common/core/harness.cu, watch_round),
+# in a run of that command cut to that round (--watched-only). The calls
+# before it cannot tell either: each call starts from the module as loaded,
+# with its shared and local memory scrubbed and its buffers poisoned.
 watch_round() {
     local file
     file=$(verdict_dir)/watch-round
@@ -898,13 +900,15 @@ grade_lesson() {
     # left it (the scrub runs before each call, not between passes), and so
     # could count its passes and behave otherwise in all but the first
     # (tests/mutants/03-replay-pass-shared-marker.patch). A program run
-    # again scrubs before the call, as every timed run does.
+    # again scrubs before the call, as every timed run does. Each pass runs
+    # the watched round alone (--watched-only), not the hundred rounds
+    # around it: nothing of those reaches the round's calls.
     local try
     for try in 1 2; do
         # shellcheck disable=SC2046
         run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
             --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
-            ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run)
+            ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run) --watched-only
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then

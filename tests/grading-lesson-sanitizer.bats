@@ -410,11 +410,12 @@ SCRIPT
     timed=$(grep -v -- --write-plans "$FAKE_LOG" | head -n 1)
     [[ $timed == *" --watch "* ]] || fail "the timed run names no watched round: $timed"
     # ncu profiles from cudaProfilerStart only (the watched round), and the
-    # program it starts is asked what the timed run was asked, word for word.
+    # program it starts is asked what the timed run was asked, word for word,
+    # cut to that round.
     run cat "$FAKE_LOG.ncu"
     assert_output --partial -- "--profile-from-start off"
     assert_output --partial -- "$(program_path) "
-    assert_equal "${output##*--plans $(plans_file) }" "${timed##*--plans $(plans_file) }"
+    assert_equal "${output##*--plans $(plans_file) }" "${timed##*--plans $(plans_file) } --watched-only"
 }
 
 @test "the watched round is drawn from the grading's seed, the same for every run of a grading" {

@@ -163,6 +163,9 @@ static void print_usage(const option_spec *spec)
     printf("                     FILE says instead (the grader runs your host code once per grading)\n");
     printf("      --watch K      timed round K (modulo R) is the watched one, between cudaProfilerStart\n");
     printf("                     and Stop (the grader's profiler watches that round)\n");
+    printf("      --watched-only with --watch: that round alone, untimed, and no other call (the\n");
+    printf("                     profiler's run: each call starts from a reloaded module, so the\n");
+    printf("                     calls before it leave it nothing to tell)\n");
     printf("      --census FILE  with --check: a few more calls of your graded function, on inputs with\n");
     printf("                     elements no one wrote, so that compute-sanitizer's initcheck says which\n");
     printf("                     threads read them; where they lie goes to FILE (the grader's launch audit)\n\n");
@@ -326,7 +329,8 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     opt->seed = 1;
     opt->watch = -1;
 
-    enum { RECORDS_OPTION = 1000, FACTS_OPTION, PLANS_OPTION, WRITE_PLANS_OPTION, WATCH_OPTION, CENSUS_OPTION, EXACT_OPTION };
+    enum { RECORDS_OPTION = 1000, FACTS_OPTION, PLANS_OPTION, WRITE_PLANS_OPTION, WATCH_OPTION, WATCHED_ONLY_OPTION, CENSUS_OPTION,
+           EXACT_OPTION };
     static const struct option longopts[] = {
         {"size", required_argument, NULL, 'n'},  {"block", required_argument, NULL, 'b'},
         {"reps", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
@@ -337,6 +341,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         {"plans", required_argument, NULL, PLANS_OPTION},
         {"write-plans", required_argument, NULL, WRITE_PLANS_OPTION},
         {"watch", required_argument, NULL, WATCH_OPTION},
+        {"watched-only", no_argument, NULL, WATCHED_ONLY_OPTION},
         {"census", required_argument, NULL, CENSUS_OPTION},
         {"exact", no_argument, NULL, EXACT_OPTION},
         {NULL, 0, NULL, 0},
@@ -373,6 +378,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
                 usage_error("bad round '%s' for --watch: expected a whole number below 2^62", optarg);
             opt->watch = (long long)v;
             break;
+        case WATCHED_ONLY_OPTION: opt->watched_only = true; break;
         case CENSUS_OPTION: opt->census_out = optarg; break;
         case EXACT_OPTION: opt->exact_only = true; break;
         case 'h': print_usage(spec); exit(EXIT_CORRECT);
@@ -393,6 +399,8 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         usage_error("unexpected argument '%s'", argv[optind]);
     if (opt->watch >= 0 && opt->check_only)
         usage_error("--watch marks a round of the timing, and --check times nothing");
+    if (opt->watched_only && opt->watch < 0)
+        usage_error("--watched-only goes with --watch: it runs the watched round alone");
     if (opt->census_out && !opt->check_only)
         usage_error("--census goes with --check: the census is one more call after the checks");
     if (opt->exact_only && !opt->check_only)
@@ -580,7 +588,7 @@ static void time_interleaved(const timed_entry *entries, int count, const option
 
     // Warm-up: first launches pay for module loading and clock ramp-up. These
     // runs get fresh inputs and are checked like the timed ones.
-    for (int w = 0; w < WARMUP_CALLS; w++)
+    for (int w = 0; w < (opt->watched_only ? 0 : WARMUP_CALLS); w++)
         for (int i = 0; i < count; i++) {
             const timed_task *task = &entries[i].task;
             if (task->before)
@@ -592,6 +600,8 @@ static void time_interleaved(const timed_entry *entries, int count, const option
     CUDA_CHECK(cudaDeviceSynchronize());
 
     for (int r = 0; r < reps; r++) {
+        if (opt->watched_only && r != watched)
+            continue;
         if (r == watched)
             watch_round(true);
         for (int k = 0; k < count; k++) {
@@ -612,7 +622,7 @@ static void time_interleaved(const timed_entry *entries, int count, const option
     CUDA_CHECK(cudaDeviceSynchronize());
     check_flush_sink();
 
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count && !opt->watched_only; i++) {
         for (int r = 0; r < reps; r++) {
             CUDA_CHECK(cudaEventElapsedTime(&samples_ms[i * reps + r], start[i * reps + r], stop[i * reps + r]));
             sorted[r] = samples_ms[i * reps + r];
@@ -671,7 +681,8 @@ static void time_and_report(const options *opt, const char *config, const timed_
     if (!samples || !t || !rows)
         die(EXIT_CUDA, "out of host memory");
     time_interleaved(entries, count, opt, samples, t);
-
+    if (opt->watched_only)  // nothing was timed
+        count = 0;
     for (int i = 0; i < count; i++) {
         const float *mine = &samples[i * opt->reps];
         double rate = entries[i].work / t[i].median_ms / 1e6;  // per ms -> per s, then 1e9
@@ -685,7 +696,8 @@ static void time_and_report(const options *opt, const char *config, const timed_
                                ceiling || start < 0 ? NAN : median_ratio(&samples[start * opt->reps], mine, opt->reps),
                                ceiling || first < 0 ? NAN : median_ratio(&samples[first * opt->reps], mine, opt->reps)};
     }
-    print_results(opt, config, rate_unit, ceiling_name, rows, count);
+    if (count)
+        print_results(opt, config, rate_unit, ceiling_name, rows, count);
     free(samples);
     free(t);
     free(rows);
@@ -1065,21 +1077,23 @@ int step_main(int argc, char **argv, const track *t, track_call call, const step
                 t->use_block(&at);
             int wrong = 0;
             // The guarded call catches a read past the end by its sum; under
-            // the sanitizers (--exact) memcheck sees it in the exact one.
-            for (int c = 0; c < count; c++) {
+            // the sanitizers (--exact) memcheck sees it in the exact one. The
+            // profiler's run (--watched-only) makes the watched round's calls
+            // alone: the correctness tests checked the rest.
+            for (int c = 0; c < count && !opt.watched_only; c++) {
                 if (!opt.exact_only)
                     wrong += !t->check(&at, &cs[c], true);
                 wrong += !t->check(&at, &cs[c], false);
             }
-            runs += (opt.exact_only ? 1 : 2) * count;
+            runs += opt.watched_only ? 0 : (opt.exact_only ? 1 : 2) * count;
             if (!opt.check_only && wrong == 0) {
-                if (!opt.machine) {
+                if (!opt.machine && !opt.watched_only) {
                     char size[160];
                     t->describe(&at, size, sizeof size);
                     printf("\n%s, block %s, %d repetitions; all %d kernels correct\n", size, block, opt.reps, count);
                 }
                 wrong += time_contenders(t, &at, block, cs, count);
-                if (graded >= 0) {
+                if (graded >= 0 && !opt.watched_only) {
                     wrong += check_refilled(t, &at, cs, count, b);
                     runs += count;
                 }

@@ -84,6 +84,7 @@ typedef struct {
     unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all
     const char *plans_in, *plans_out;  // --plans FILE, --write-plans FILE (plan.h)
     long long watch;  // --watch K: the timed round K % reps is the watched one (-1: none)
+    bool watched_only;  // --watched-only: with --watch, that round alone runs (the lesson's profile)
     const char *census_out;  // --census FILE: the grader's census of who reads the input (a track's)
 } options;
 
