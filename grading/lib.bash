@@ -316,8 +316,8 @@ RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding)\t'
 # printed, stdout and stderr) and records (what the harness recorded). It
 # shares the GPU with other steps' checks; LOCK=alone (a timed run) does not.
 run_program() {
-    local file
-    file=$(mktemp "$BATS_TEST_TMPDIR/records.XXXXXX")
+    local file=${RECORDS_FILE:-}
+    [ -n "$file" ] || file=$(mktemp "$BATS_TEST_TMPDIR/records.XXXXXX")
     mkdir -p "$GRADE_RESULTS"
     records=""
     plans_ready || return 0
@@ -326,12 +326,15 @@ run_program() {
     confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
     run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" \
         --plans "$(plans_file)" "$@"
-    # What the program left: read only as the regular file it was made, and
-    # no more of it than records can fill (a link, a FIFO or a device in its
-    # place is no record at all).
-    records=""
-    if [ -f "$file" ] && [ ! -L "$file" ]; then
-        records=$(head -c 4000000 "$file")
+    records=$(records_left "$file")
+}
+
+# records_left FILE: what a program left in its records file, read only as
+# the regular file it was made, and no more of it than records can fill (a
+# link, a FIFO or a device in its place is no record at all).
+records_left() {
+    if [ -f "$1" ] && [ ! -L "$1" ]; then
+        head -c 4000000 "$1"
     fi
 }
 
@@ -1037,6 +1040,7 @@ grade_sanitize() {
     plans_ready || { fail "not run: your host code's planning failed (see the correctness tests)"; return; }
     local runs
     runs=$(sanitize_runs 2>&1) || { fail "the sanitizers' runs are unknown: $runs"; return; }
+    start_audit_runs  # beside these: the audit test's runs
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     # Every run of make sanitize's -- the small sizes, and the timed one (under
     # the tools it names, if it names some) -- and every tool of a run
@@ -1149,12 +1153,13 @@ grade_integrity() {
 # audit_run ("-b BLOCK -n SIZE,SIZE...").
 grade_launch_audit() {
     require_build || return
+    local early=0
     if [ $# -eq 0 ]; then
         local audit_run
-        audit_run=$(step_setting audit_run)
-        [[ $audit_run =~ ^-b\ ([0-9x]+)\ -n\ ([0-9,^]+)$ ]] ||
-            { fail "$STEP: audit_run=\"$audit_run\" in $MANIFEST is not \"-b BLOCK -n SIZE,SIZE...\""; return; }
-        set -- "${BASH_REMATCH[1]}" ${BASH_REMATCH[2]//,/ }
+        audit_run=$(audit_run_args) ||
+            { fail "$STEP: audit_run=\"$(step_setting audit_run)\" in $MANIFEST is not \"-b BLOCK -n SIZE,SIZE...\""; return; }
+        set -- $audit_run
+        early=1  # the step's own audit run: it may have run beside the sanitizers
     fi
     local block=$1
     shift
@@ -1188,7 +1193,11 @@ grade_launch_audit() {
             return
         fi
     fi
-    run_program --check -b "$block" -n "$sizes"
+    if [ "$early" = 1 ] && early_result audit-run; then
+        records=$(records_left "$(verdict_dir)/early/audit-run.records")
+    else
+        run_program --check -b "$block" -n "$sizes"
+    fi
     record audit fail reason="not run"  # until it has run; fail without a reason is a finding
     triage_exit audit || return
     local findings audited
@@ -1217,6 +1226,94 @@ grade_launch_audit() {
     record audit pass census="$census"
 }
 
+# census_run SANITIZER DIR: the census's run (grade_census), its files in DIR;
+# sets status and output.
+census_run() {
+    local timed
+    timed=$(step_setting timed)
+    rm -rf "$2"
+    mkdir -p "$2"
+    confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$2"
+    run on_gpu shared "${CONFINE[@]}" "$1" --tool initcheck --print-limit 0 --show-backtrace no --log-file "$2/initcheck.log" \
+        "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" --check --exact --only yours \
+        --census "$2/census" -n "$(option_of -n "$timed")" -b "$(option_of -b "$timed")"
+}
+
+# audit_run_args: the block and the sizes of the step's audit run
+# (steps.conf audit_run), as words: "BLOCK SIZE SIZE..."; status 1 when
+# audit_run is not "-b BLOCK -n SIZE,SIZE...".
+audit_run_args() {
+    local audit_run
+    audit_run=$(step_setting audit_run)
+    [[ $audit_run =~ ^-b\ ([0-9x]+)\ -n\ ([0-9,^]+)$ ]] || return 1
+    echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]//,/ }"
+}
+
+# ---------------------------------------------------------------------------
+# Runs started early
+# ---------------------------------------------------------------------------
+
+# The launch audit's GPU runs (its run of the step's plans, and the census)
+# share the GPU as the sanitizers' do, and need nothing of theirs: a correct
+# step starts them beside the sanitizers (start_audit_runs, in
+# grade_sanitize), and the audit test reads what they left (early_result).
+# Each is the run the audit test would make itself, with the same command,
+# confinement and lock; a step whose sanitizer test does not get that far
+# has its audit make them as before. On an H200 the audit of a step took
+# 5 s after the sanitizers' 10 s.
+
+# early_start NAME COMMAND...: COMMAND in the background, its status and
+# output kept as $(verdict_dir)/early/NAME.status and NAME.out (bats' own
+# descriptor closed, so that the test ends without waiting for it).
+early_start() {
+    local file
+    file=$(verdict_dir)/early/$1
+    shift
+    mkdir -p "${file%/*}"
+    rm -f "$file.status" "$file.out"
+    : >"$file.started"
+    {
+        status=0 output=""
+        "$@" >"$file.log" 2>&1 || true
+        printf '%s' "$output" >"$file.out"
+        echo "$status" >"$file.status.part"
+        mv "$file.status.part" "$file.status"
+    } 3>&- &
+}
+
+# early_result NAME: wait for the run early_start started and set status and
+# output as it left them; status 1, with nothing set, where none was started.
+# COMMAND is a function that sets status and output (bats' run).
+early_result() {
+    local file
+    file=$(verdict_dir)/early/$1
+    [ -e "$file.started" ] || return 1
+    # Its runs are confined (a limit of time each), so that it ends.
+    while [ ! -e "$file.status" ]; do sleep 0.1; done
+    status=$(cat "$file.status")
+    output=$(cat "$file.out")
+}
+
+# start_audit_runs: the audit's runs of the step (its own audit_run, and the
+# census at a step of levels), started now in the background.
+start_audit_runs() {
+    local args sanitizer
+    args=$(audit_run_args) || return 0
+    # shellcheck disable=SC2086
+    set -- $args
+    local block=$1
+    shift
+    mkdir -p "$(verdict_dir)/early"
+    RECORDS_FILE=$(verdict_dir)/early/audit-run.records
+    : >"$RECORDS_FILE"
+    early_start audit-run run_program --check -b "$block" -n "$(IFS=,; echo "$*")"
+    unset RECORDS_FILE
+    if [[ " $(step_setting audit) " == *" launches=levels "* ]] && [ -n "$(option_of -n "$(step_setting timed)")" ]; then
+        sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
+        [ -z "$sanitizer" ] || early_start census census_run "$sanitizer" "$(verdict_dir)/early/census"
+    fi
+}
+
 # grade_census: who reads the input, at a step of levels. The timed size's
 # plan is checked once (--exact: the correctness tests made the other
 # calls) and called a few times more, each on an input with holes that nothing
@@ -1238,12 +1335,12 @@ grade_census() {
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
     [ -n "$sanitizer" ] || { echo "not run: compute-sanitizer not found"; return 0; }
     timed=$(step_setting timed)
-    dir=$BATS_TEST_TMPDIR/census
-    mkdir -p "$dir"
-    confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$dir"
-    run on_gpu shared "${CONFINE[@]}" "$sanitizer" --tool initcheck --print-limit 0 --show-backtrace no --log-file "$dir/initcheck.log" \
-        "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" --check --exact --only yours \
-        --census "$dir/census" -n "$(option_of -n "$timed")" -b "$(option_of -b "$timed")"
+    dir=$(verdict_dir)/early/census
+    if early_result census; then
+        :  # run beside the sanitizers (grade_sanitize)
+    else
+        census_run "$sanitizer" "$dir"
+    fi
     # A wrong sum here, where the correctness tests found every sum right,
     # is a kernel that behaves otherwise when watched: a finding. Any other
     # failure (a timeout, the tool's, memory) is the census's, not the file's.

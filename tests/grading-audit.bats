@@ -269,3 +269,55 @@ audit_census() {
     assert_success
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="not run: compute-sanitizer not found"
 }
+
+# The audit's runs (its run of the plans, the census) start beside the
+# sanitizers (grade_sanitize, start_audit_runs): the audit test then reads
+# what they left, and makes no run of its own; where the sanitizer test did
+# not start them, it makes them as before.
+@test "the audit's runs start beside the sanitizers, and the audit reads them instead of running again" {
+    census_audit
+    sed -i 's/timed=""/timed="-n 1024 -b 256"/' "$FAKE/steps.conf"
+    record check-32 pass
+    export FAKE_LOG=$BATS_TEST_TMPDIR/calls
+    FAKE_OUTPUT=$(
+        record_line audit step=04-fake n=1 block=128 kernels=1
+        record_line audit step=04-fake n=1000 block=128 kernels=1
+        record_line summary step=04-fake result=correct
+    )
+    export FAKE_CENSUS_LOG="$(initcheck_read 4 0 64 "$(printf '0x%x' $((0x7f0000000000 + 4 * 64)))")
+$(initcheck_read 4 0 65 "$(printf '0x%x' $((0x7f0000000000 + 4 * 65)))")
+$(initcheck_read 4 1 44 "$(printf '0x%x' $((0x7f0000000000 + 4 * 300)))")
+========= ERROR SUMMARY: 3 errors
+"
+    run grade_sanitize
+    assert_success
+    # The program's audit run, and the census under initcheck, were started once each.
+    [ -e "$(verdict_dir)/early/audit-run.started" ] || fail "the audit's run was not started beside the sanitizers"
+    [ -e "$(verdict_dir)/early/census.started" ] || fail "the census was not started beside the sanitizers"
+    # The program itself logs its calls (--check -b 128: the audit run); the fake initcheck does not.
+    run grade_launch_audit
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=pass census="holes=3 read=3 threads=3 over=0 blocks_over=0"
+    [ "$(grep -c -- '--check -b 128 -n 1,1000$' "$FAKE_LOG")" -eq 1 ] || fail "$(printf 'the audit run was not made exactly once:\n%s' "$(cat "$FAKE_LOG")")"
+    # Without the sanitizer test's start, the audit makes its run itself.
+    rm -rf "$(verdict_dir)/early"
+    : >"$FAKE_LOG"
+    run grade_launch_audit
+    assert_success
+    [ "$(grep -c -- '--check -b 128 -n 1,1000$' "$FAKE_LOG")" -eq 1 ] || fail "$(printf 'the audit made no run of its own:\n%s' "$(cat "$FAKE_LOG")")"
+}
+
+@test "an audit run started beside the sanitizers that failed fails the audit as its own run would" {
+    census_audit
+    record check-32 pass
+    FAKE_OUTPUT=$(record_line summary step=04-fake result=correct)
+    run grade_sanitize
+    assert_success
+    # The early run is what the audit reads: a program that crashed there (status 3).
+    early_result audit-run
+    printf '3' >"$(verdict_dir)/early/audit-run.status"
+    printf 'CUDA error: an illegal memory access' >"$(verdict_dir)/early/audit-run.out"
+    run grade_launch_audit
+    assert_failure
+    assert_output --partial "an illegal memory access"
+}
