@@ -1135,6 +1135,9 @@ grade_integrity() {
     0) record integrity pass ;;
     # Its findings, each the learner's own symbol and line: shown whole.
     1) fail "$(printf '%s does more than define and launch its kernels:\n%s' "$(basename "$file")" "$(tail -n 40 <<<"$output")")" ;;
+    # A check that the file kept from ending (the build ended) finds as one
+    # that ended: a file clean in seconds is checked in seconds.
+    124 | 137) fail "$(printf 'the check of %s did not finish within %s s (GRADE_BUILD_TIMEOUT), where a file that only defines and launches its kernels is checked in seconds: a file that keeps it from ending is not graded:\n%s' "$(basename "$file")" "$GRADE_BUILD_TIMEOUT" "$(tail -n 20 <<<"$output")")" ;;
     # A compiler's messages may quote other files: those a learner has.
     *)
         output=$(tail -n 200 <<<"$output" | "$WORKBOOK_DIR/common/tools/quote-workbook.sh" "$WORKBOOK_DIR" "$(dirname "$file")" "$STEP")
@@ -1344,8 +1347,17 @@ grade_census() {
     # A wrong sum here, where the correctness tests found every sum right,
     # is a kernel that behaves otherwise when watched: a finding. Any other
     # failure (a timeout, the tool's, memory) is the census's, not the file's.
+    # So is a run that the kernel ended -- a CUDA error, a trap, a hang --
+    # where the checks' calls at that size ended well: the census hands a
+    # kernel input no one wrote (its holes), which a kernel could look for
+    # and stop on, to void nothing. Only the GPU's memory, short under
+    # other graders' runs, is the census's own failure.
     if [ "$status" -eq 1 ]; then
         printf 'the census run (your plan at the timed size, under initcheck) gave a wrong sum, where the correctness tests found it right: a kernel that computes otherwise when watched is not graded:\n%s' "$(tail -n 10 <<<"$output")"
+        return 1
+    elif { [ "$status" -eq 3 ] && ! out_of_memory; } || [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        printf 'the census run (your plan at the timed size, under initcheck, on an input with elements no one wrote) %s, where the correctness tests found it right: a kernel that behaves otherwise when watched is not graded:\n%s' \
+            "$([ "$status" -eq 3 ] && echo "ended with a CUDA error" || echo "did not finish within ${GRADE_SANITIZE_TIMEOUT} s")" "$(tail -n 10 <<<"$output")"
         return 1
     elif [ "$status" -ne 0 ]; then
         printf 'the census run (your plan at the timed size, under initcheck) failed (exit %d):\n%s' "$status" "$(tail -n 10 <<<"$output")"

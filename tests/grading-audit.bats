@@ -240,15 +240,32 @@ audit_census() {
     [[ $(verdict_value "$GRADE_RESULTS/04/audit" census) == "not read: initcheck counted 3 errors in a form"* ]]
 }
 
-@test "a census run whose sum is wrong is a finding; one that fails otherwise costs the audit's point only" {
+@test "a census run whose sum is wrong, that a CUDA error or the time limit ended, is a finding; one short of memory costs the audit's point only" {
     census_audit
     FAKE_SANITIZER_STATUS=1 run grade_launch_audit 256 1
     assert_failure
     assert_output --partial "gave a wrong sum, where the correctness tests found it right"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
-    FAKE_SANITIZER_STATUS=3 run grade_launch_audit 256 1
+    # A kernel that stops on the census's holes (a trap: the program's CUDA
+    # error, exit 3), or spins on them (the time limit), voids the step as a
+    # wrong sum does (tests/mutants/04-quads-census-aborted-on-hole.patch).
+    FAKE_SANITIZER_STATUS=3 FAKE_SANITIZER_SAYS='CUDA error cudaErrorLaunchFailure: unspecified launch failure\n' run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "ended with a CUDA error, where the correctness tests found it right"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
+    for status in 124 137; do
+        FAKE_SANITIZER_STATUS=$status run grade_launch_audit 256 1
+        assert_failure
+        assert_output --partial "did not finish within"
+        assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
+    done
+    # The GPU's memory, taken by other graders' runs, is no finding.
+    FAKE_SANITIZER_STATUS=3 FAKE_SANITIZER_SAYS='CUDA error cudaErrorMemoryAllocation: out of memory\n' run grade_launch_audit 256 1
     assert_failure
     assert_output --partial "failed (exit 3)"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason="census not run"
+    FAKE_SANITIZER_STATUS=2 run grade_launch_audit 256 1
+    assert_failure
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason="census not run"
 }
 

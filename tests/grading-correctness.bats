@@ -282,3 +282,28 @@ checks_of_runs() { grep -- '--check' "$FAKE_LOG" | grep -o -- '-b [^ ]*' | paste
     assert_output --partial 'printf: prints from the host (line 86: printf("n=%d", n);)'
     refute_output --partial "left out"
 }
+
+# A check that the file keeps from ending finds as one that ended: the time
+# limit (124) or its kill (137) is a finding, which voids the step
+# (tests/mutants/06-integrity-hung-by-ptmx-import.patch); the check's own
+# failure (a tool missing: 2) is not.
+@test "an integrity check that the time limit ended is a finding; one that failed otherwise is not" {
+    use_fake_step
+    local fake=$BATS_TEST_TMPDIR/grading status
+    mkdir -p "$fake"
+    printf '#!/usr/bin/env bash\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n' >"$fake/confine"
+    printf '#!/usr/bin/env bash\necho "printf: prints from the host (line 86)"\nexit $FAKE_INTEGRITY_STATUS\n' >"$fake/integrity"
+    chmod +x "$fake/confine" "$fake/integrity"
+    : >"$FAKE/04-fake/prog.cu"
+    GRADING_DIR=$fake
+    for status in 124 137; do
+        FAKE_INTEGRITY_STATUS=$status run grade_integrity
+        assert_failure
+        assert_output --partial "did not finish within"
+        assert_verdict "$GRADE_RESULTS/04/integrity" test=integrity result=fail reason=
+    done
+    FAKE_INTEGRITY_STATUS=2 run grade_integrity
+    assert_failure
+    assert_output --partial "not checked (exit 2)"
+    assert_verdict "$GRADE_RESULTS/04/integrity" test=integrity result=fail reason="not checked"
+}

@@ -1497,6 +1497,27 @@ PTX
     assert_line --regexp '^\.global launches in void reduce_unrolled<[0-9]+u>\(int const\*, int\*, unsigned int\): a variable declared inside a kernel.s inline PTX'
 }
 
+# A file that names a file that never ends (/dev/ptmx), where no nvcc pass
+# reads it (#ifndef __CUDACC__) and in each spelling of an include, does not
+# keep the check from ending: it finds what it finds, in seconds
+# (tests/mutants/06-integrity-hung-by-ptmx-import.patch).
+@test "integrity: an include of a file that never ends, in any spelling, does not hang the check" {
+    slow_test "a copy compiled"
+    need_solutions
+    local file spelling
+    file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/06-integrity-hung-by-ptmx-import.patch")
+    for spelling in '#import "/dev/ptmx"' '%:include "/dev/ptmx"' '#  include_next "/dev/ptmx"' $'#inc\\\nlude "/dev/ptmx"'; do
+        sed -i '/ptmx/d; /^#inc\\$/d' "$file"
+        sed -i "s|^#ifndef __CUDACC__\$|#ifndef __CUDACC__\n$spelling|" "$file"
+        grep -q ptmx "$file" || fail "the test's edit did not apply: $spelling"
+        SECONDS=0
+        run timeout 60 "$WORKBOOK_DIR/grading/integrity" "$file"
+        assert_failure 1
+        assert_line --partial "printf: prints from the host"
+        [ "$SECONDS" -lt 15 ] || fail "the check took $SECONDS s with $spelling"
+    done
+}
+
 # The toolkit's headers define inline variables in every file that includes
 # them (nm's "u", unique symbols the linker makes one): data of the headers,
 # which the harness's own includes define too, never a finding.
