@@ -66,6 +66,19 @@ $(foreach s,$(STEPS),$(eval $(firstword $(subst -, ,$(s))) $(patsubst 0%,%,$(fir
 # where it has them, else its last step.
 help_ex = $(or $(filter $(1),$(STEP_NUMBER_LIST)),$(lastword $(STEP_NUMBER_LIST)))
 STEP_NUMBER_LIST = $(foreach s,$(STEPS),$(firstword $(subst -, ,$(s))))
+
+# Goals that name no step, which make would answer in its own words: a step
+# number this copy has not (`make 09`), and solutions/, a folder that make
+# would call up to date.
+DIGITS := 0 1 2 3 4 5 6 7 8 9
+NUMBER_GOALS := $(filter $(DIGITS) $(foreach a,$(DIGITS),$(addprefix $(a),$(DIGITS))),$(MAKECMDGOALS))
+MISSING_STEP := $(firstword $(filter-out $(STEP_NUMBER_LIST) $(patsubst 0%,%,$(STEP_NUMBER_LIST)),$(NUMBER_GOALS)))
+ifneq ($(MISSING_STEP),)
+  $(error no step $(MISSING_STEP) here: the steps are $(STEP_NUMBER_LIST) (make 04 builds step 04))
+endif
+ifneq ($(filter solutions solutions/,$(MAKECMDGOALS)),)
+  $(error $(if $(SOLVED),solutions/ is a folder$(comma) not a goal: make builds every solution with its exercise$(comma) and make grade SOLUTIONS=1 grades them,this copy has no solutions/ (a handout leaves them out)))
+endif
 help:
 	@echo "make                 build every exercise$(if $(SOLVED), and every solution)"
 	@echo "make $(call help_ex,04)              build one step (make $(call help_ex,04)-..., its folder's name, too)"

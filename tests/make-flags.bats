@@ -259,8 +259,20 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     run make -C "$WORKBOOK_DIR" -n "${number#0}" SM=90
     assert_success
     assert_output --partial "-C $folder all"
+    # A number of no step, and solutions/ (a folder make would call up to
+    # date), are refused in words, not make's.
     run make -C "$WORKBOOK_DIR" -n 99 SM=90
-    assert_failure
+    assert_failure 2
+    assert_output --partial "no step 99 here: the steps are $number"
+    refute_output --partial "No rule to make target"
+    run make -C "$WORKBOOK_DIR" -n solutions SM=90
+    assert_failure 2
+    if [ -d "$WORKBOOK_DIR/solutions" ]; then
+        assert_output --partial "solutions/ is a folder, not a goal"
+    else
+        assert_output --partial "this copy has no solutions/"
+    fi
+    refute_output --partial "Nothing to be done"
 }
 
 @test "a step's folder copied out of the workbook says, in one line, that it builds inside it" {
