@@ -284,3 +284,14 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     assert_output --partial "$step builds inside the workbook, beside its common/ and steps.conf"
     refute_output --partial "No such file"
 }
+
+# grading/ holds a script named grade: make there would call it up to date
+# and exit 0, as if it had graded.
+@test "make in grading/ says, with status 2, that make runs from the workbook's top folder" {
+    local goal
+    for goal in grade calibrate ""; do
+        run make -C "$WORKBOOK_DIR/grading" $goal
+        assert_failure 2
+        assert_output --partial "grading/ is not where make runs: cd .. and run make ${goal:-grade} there"
+    done
+}
