@@ -380,3 +380,25 @@ FAKE
     assert_equal "$(nm "$BATS_TEST_TMPDIR/plan.o" | grep -oE ' _Z[0-9]+scrub_[a-z_]+[A-Za-z0-9_]*$' | tr -d ' ' | sort -u | paste -sd' ')" \
         "$(tr ' ' '\n' <<<"$names" | sort | paste -sd' ')"
 }
+
+# The toolkit's libraries of whole algorithms would do a step's work inside
+# the learner's own kernel (cub::BlockReduce: tests/mutants/07-cub-block-reduce.patch,
+# 17 of 17 on an H200 before): the include check refuses CUB and Thrust,
+# named, and leaves libcu++ and cooperative groups to the learner.
+@test "the include check refuses CUB and Thrust in a learner's file, and allows libcu++ and cooperative groups" {
+    local nvcc dir=$BATS_TEST_TMPDIR/step
+    nvcc=$(source "$WORKBOOK_DIR/common/tools/options.bash" && cuda_tool nvcc) || skip "no nvcc here"
+    mkdir -p "$dir"
+    printf '#include "reduction.h"\n#include <cub/block/block_reduce.cuh>\n' >"$dir/cub.cu"
+    run "$WORKBOOK_DIR/common/tools/check-includes.sh" "$dir/cub.cu" "$nvcc" -std=c++17 -I"$WORKBOOK_DIR/common/core" -I"$WORKBOOK_DIR/common/tracks/reduction"
+    assert_failure 1
+    assert_output --partial "cub.cu includes CUB or Thrust, libraries whose algorithms would do the step's work in your kernel"
+    assert_output --regexp "cub/block/block_reduce.cuh"
+    printf '#include "reduction.h"\n#include <thrust/reduce.h>\n' >"$dir/thrust.cu"
+    run "$WORKBOOK_DIR/common/tools/check-includes.sh" "$dir/thrust.cu" "$nvcc" -std=c++17 -I"$WORKBOOK_DIR/common/core" -I"$WORKBOOK_DIR/common/tracks/reduction"
+    assert_failure 1
+    assert_output --partial "includes CUB or Thrust"
+    printf '#include "reduction.h"\n#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n#include <cuda/atomic>\n#include <cuda/barrier>\n' >"$dir/allowed.cu"
+    run "$WORKBOOK_DIR/common/tools/check-includes.sh" "$dir/allowed.cu" "$nvcc" -std=c++17 -I"$WORKBOOK_DIR/common/core" -I"$WORKBOOK_DIR/common/tracks/reduction"
+    assert_success
+}

@@ -85,7 +85,24 @@ inside() {
     return 1
 }
 
+# library PATH: whether PATH is a header of the toolkit's libraries of whole
+# algorithms (CUB, Thrust: cub/ and thrust/ in its include folder, or in
+# cccl/ there), which would do the step's work inside the learner's kernel
+# (cub::BlockReduce: tests/mutants/07-cub-block-reduce.patch). libcu++
+# (cuda/) and cooperative groups stay allowed: they do no step's work.
+library() {
+    local path dir
+    for path in "$(readlink -m "$1")" "$(realpath -s -m -- "$1")"; do
+        for dir in "${allowed[@]}"; do
+            [ "$dir" = "$common" ] && continue
+            case ${path#"$dir"/} in "$path") ;; cub/* | thrust/* | cccl/cub/* | cccl/thrust/*) return 0 ;; esac
+        done
+    done
+    return 1
+}
+
 outside=()
+libraries=()
 if [ -n "$deps_file" ]; then
     # The first rule of the file (-MP's empty rules for each header follow it).
     deps=$(awk '{ print } !/\\$/ { exit }' "$deps_file")
@@ -116,8 +133,19 @@ while read -r dep; do
     # '#' in it) would break every later make of the step: refused as well.
     if [[ $dep == *[:\$\#]* ]] || ! inside "$dep"; then
         outside+=("$dep")
+    elif library "$dep"; then
+        libraries+=("$dep")
     fi
 done < <(sed -e '1s/^[^:]*: *//' -e 's/\\$//' <<<"$deps" | tr ' ' '\n')
+if [ ${#libraries[@]} -gt 0 ]; then
+    {
+        echo "$(basename "$file") includes CUB or Thrust, libraries whose algorithms would do the step's work in your kernel, so it was not $([ -n "$deps_file" ] && echo built || echo compiled):"
+        printf '  %s\n' "${libraries[@]:0:3}"
+        [ ${#libraries[@]} -le 3 ] || echo "  (and $((${#libraries[@]} - 3)) more of their headers)"
+        echo "Each step's kernel is yours to write; CUB is what the reduction steps are measured against (make bench). The toolkit's other headers (cuda/, cooperative_groups) stay yours to use."
+    } >&2
+    exit 1
+fi
 if [ ${#outside[@]} -gt 0 ]; then
     {
         echo "$(basename "$file") includes what is not part of a hand-in, so it was not $([ -n "$deps_file" ] && echo built || echo compiled):"
