@@ -167,14 +167,14 @@ endef
 # Where step 08 is solved, make bench also times it on floats (make float-sum).
 bench:
 	$(call say_unsolved,bench)
-	$(if $(SOLVED),@$(call ask_for_gpu,bench) $(MAKE) $(SOLVED) && common/tools/bench.sh $(SOLVED)$(if $(and $(filter 08-cascaded,$(SOLVED)),$(wildcard $(FLOAT_SUM_SRC))), && $(MAKE) -s float-sum))
+	$(if $(SOLVED),@$(call ask_for_gpu,bench) $(MAKE) $(SOLVED) && { common/tools/bench.sh $(SOLVED) || $(gpu_skip); }$(if $(and $(filter 08-cascaded,$(SOLVED)),$(wildcard $(FLOAT_SUM_SRC))), && $(MAKE) -s float-sum))
 
 bench-sweep:
-	$(if $(SOLVED),@$(call ask_for_gpu,bench-sweep) $(MAKE) $(SOLVED) && common/tools/bench-sweep.sh,@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
+	$(if $(SOLVED),@$(call ask_for_gpu,bench-sweep) $(MAKE) $(SOLVED) && { common/tools/bench-sweep.sh || $(gpu_skip); },@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)
 
 calibrate:
 	$(call say_unsolved,calibrate)
-	$(if $(SOLVED),@$(call ask_for_gpu,calibrate) $(MAKE) $(SOLVED) && grading/calibrate)
+	$(if $(SOLVED),@$(call ask_for_gpu,calibrate) $(MAKE) $(SOLVED) && { grading/calibrate || $(gpu_skip); })
 
 readme-figures:
 	common/tools/readme-figures.sh
@@ -213,7 +213,7 @@ sanitize:
 # The profile also goes to results/profile-NN.txt, headed by what ran where:
 # make readme-figures copies it into the step's README. The GPU is asked for
 # first (ask_for_gpu, common/cuda.mk): without one, nothing is built or
-# written. A dry run (make -n), which runs a line that calls $(MAKE), only
+# written; with one the program cannot use (its skip), nothing is written. A dry run (make -n), which runs a line that calls $(MAKE), only
 # shows the step's commands.
 PROFILED = results/profile-$(firstword $(subst -, ,$(PICKED))).txt
 profile:
@@ -221,11 +221,12 @@ profile:
 ifneq ($(DRY_RUN),)
 	$(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1)
 else
-	@$(call ask_for_gpu,profile) mkdir -p results && set -o pipefail && { \
-	    gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1); \
-	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $${gpu:-a GPU that nvidia-smi does not name}, $$(date -u +%Y-%m-%d):"; \
-	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1); \
-	} | tee $(PROFILED).new && mv $(PROFILED).new $(PROFILED) || { status=$$?; rm -f $(PROFILED).new; exit $$status; }
+	@$(call ask_for_gpu,profile) mkdir -p results && set -o pipefail && \
+	    gpu=$$({ nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || :; } | head -n 1) && \
+	    echo "Measured by \`make profile$(if $(filter 1,$(SOLUTIONS)), SOLUTIONS=1) EX=$(firstword $(subst -, ,$(PICKED)))\` on $${gpu:-a GPU that nvidia-smi does not name}, $$(date -u +%Y-%m-%d):" >$(PROFILED).new && \
+	    $(MAKE) -s -C $(PICKED) profile $(if $(filter 1,$(SOLUTIONS)),SOLUTION=1) --no-print-directory | tee -a $(PROFILED).new && \
+	    { [ $$(wc -l <$(PROFILED).new) -gt 1 ] && mv $(PROFILED).new $(PROFILED) || rm -f $(PROFILED).new; } || \
+	    { status=$$?; rm -f $(PROFILED).new; exit $$status; }
 endif
 
 # The lines of the learner's file that ncu's source counters blame

@@ -131,7 +131,16 @@ endif
 # command starts (WORKBOOK_GPU). Nothing is asked under make -n.
 ask_for_gpu = $(if $(DRY_RUN),,[ "$$WORKBOOK_GPU" = usable ] || \
     bash -c 'source "$$0" && OPTIONS_NAME="make $(1)" skip_without_gpu' $(TOP_DIR)/common/tools/options.bash || \
-    { [ $$? -eq 77 ] && exit 0; exit 1; }; export WORKBOOK_GPU=usable;)
+    { [ $$? -eq 77 ] && exit $(skip_status); exit 1; }; export WORKBOOK_GPU=usable;)
+
+# Where the driver lists a GPU that the CUDA runtime cannot use (a driver
+# older than the toolkit), only the built program can tell: it exits 77, and
+# so does the script that ran it, saying so in a line. gpu_skip: the end of
+# a recipe's command that makes that status a skip too (exit 0), as
+# ask_for_gpu's. REQUIRE_GPU=1 (a CI job that must run on a GPU) makes
+# either a failure instead.
+skip_status = $(if $(filter 1,$(REQUIRE_GPU)),77,0)
+gpu_skip = { status=$$?; [ $$status -eq 77 ] && exit $(skip_status); exit $$status; }
 
 # SOLUTIONS=1 (the top-level spelling) and SOLUTION=1 (a step folder's) are one
 # switch: either works in either place. A message that refuses it names it

@@ -214,7 +214,7 @@ SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SA
 # it is built), then runs COMMAND; under make -n, the goal has the program as a
 # prerequisite and its recipe is COMMAND alone, shown and not run (a line
 # that calls $(MAKE) would run even then).
-on_gpu = $(if $(DRY_RUN),$(1),$(Q)$(call ask_for_gpu,$@) $(MAKE) $(if $(filter 1,$(SOLUTION)),solution,all) $(NO_DIR) && $(1))
+on_gpu = $(if $(DRY_RUN),$(1),$(Q)$(call ask_for_gpu,$@) $(MAKE) $(if $(filter 1,$(SOLUTION)),solution,all) $(NO_DIR) && { ( $(1) ) || $(gpu_skip); })
 sanitize: $(if $(DRY_RUN),$(TARGET))
 	$(call on_gpu,IFS=';'; for args in $$(echo '$(SANITIZE_RUNS)'); do \
 	    IFS=' '; $(COMMON_DIR)/tools/sanitize.sh ./$(TARGET) $$args || exit; \

@@ -166,6 +166,32 @@ SCRIPT
     [ ! -e "$W/results" ] || fail "make profile without a GPU wrote $(ls "$W/results")"
 }
 
+# A driver that lists a GPU the CUDA runtime cannot use (one older than the
+# toolkit): only the built program can tell, and its 77 is a skip as well,
+# said with the program's reason, unless REQUIRE_GPU=1 asks for a failure.
+@test "with a GPU listed that the programs cannot use, make sanitize, profile and explain skip with exit 0, and fail under REQUIRE_GPU=1" {
+    fake_toolkit_workbook
+    local bin=$BATS_TEST_TMPDIR/driver
+    mkdir -p "$bin"
+    printf '#!/bin/sh\ncase "$*" in *-L*) echo "GPU 0: A Fake GPU (UUID: GPU-0)" ;; *) echo "A Fake GPU" ;; esac\n' >"$bin/nvidia-smi"
+    chmod +x "$bin/nvidia-smi"
+    rm -rf "$W/common/build"
+    for goal in sanitize profile explain; do
+        run env -u CUDA_VISIBLE_DEVICES PATH="$bin:$PATH" make -C "$W" "$goal" EX=04 NVCC="$TOOLKIT/bin/nvcc" SM=90
+        assert_success
+        assert_output --partial "skipped: no usable CUDA device"
+        refute_output --partial "Error 77"
+        run env -u CUDA_VISIBLE_DEVICES PATH="$bin:$PATH" REQUIRE_GPU=1 make -C "$W" "$goal" EX=04 NVCC="$TOOLKIT/bin/nvcc" SM=90
+        assert_failure
+    done
+    # make profile wrote no results for a run that did not happen.
+    [ ! -e "$W/results/profile-04.txt" ] || fail "make profile wrote $(cat "$W/results/profile-04.txt")"
+    # Where no GPU is sure before the build (every GPU hidden), REQUIRE_GPU=1 fails as well.
+    run env CUDA_VISIBLE_DEVICES= REQUIRE_GPU=1 make -C "$W" sanitize EX=04 NVCC="$TOOLKIT/bin/nvcc" SM=90
+    assert_failure
+    assert_output --partial "skipped: no usable CUDA device (CUDA_VISIBLE_DEVICES='' hides every GPU)"
+}
+
 @test "a missing compiler is named as missing, for every goal that builds" {
     fake_toolkit_workbook
     for dir in "$W" "$W/04-reduction-interleaved"; do

@@ -79,9 +79,12 @@ need_tool() {
 skip_without_gpu() {
     local why=""
     if [ $# -ge 1 ]; then
-        "$1" --check -n 1 >/dev/null 2>&1
+        local said reason
+        said=$("$1" --check -n 1 2>&1 >/dev/null)
         [ $? -eq 77 ] || return 0
-        why=" for $(basename "$1")"
+        # The program's own reason (a driver older than its runtime, say), and where to learn more.
+        reason=$(sed -n 's/.*skipped: no usable CUDA device (\(.*\))$/\1/p' <<<"$said" | head -n 1)
+        why=" for $(basename "$1")${reason:+ ($reason; make doctor says what to do)}"
     else
         why=" ($(no_usable_gpu))" || return 0
     fi
