@@ -95,12 +95,17 @@ overlapping() {
                   if (from[i] < to[j] && from[j] < to[i]) print name[i], gpu[i], name[j], gpu[j] }'
 }
 
-@test "batch refuses a bad --jobs, --gpus or class with exit 2, before grading anyone" {
+@test "batch refuses a bad --jobs, --step-jobs, --gpus or class with exit 2, before grading anyone" {
     class alice
     for jobs in 0 -1 two 1.5 99999 ""; do
         run --separate-stderr "$W/grading/batch" --jobs "$jobs" --out "$BATS_TEST_TMPDIR/out" "$CLASS"
         [ "$status" -eq 2 ] || fail "--jobs '$jobs': exit $status"
         [[ $stderr == "batch: --jobs $jobs: how many students to grade at once, a whole number from 1 to 9999" ]] || fail "--jobs '$jobs': $stderr"
+    done
+    for jobs in 0 two 100 ""; do
+        run --separate-stderr "$W/grading/batch" --step-jobs "$jobs" --out "$BATS_TEST_TMPDIR/out" "$CLASS"
+        [ "$status" -eq 2 ] || fail "--step-jobs '$jobs': exit $status"
+        [[ $stderr == "batch: --step-jobs $jobs: how many steps of a student to grade at once, a whole number from 1 to 99" ]] || fail "--step-jobs '$jobs': $stderr"
     done
     for args in "--gpus 0,,1" "--gpus ,0" "--gpus 0;1" "--gpus 0,1 --launcher srun" "--gpus 1,0,1"; do
         # shellcheck disable=SC2086
