@@ -1202,15 +1202,18 @@ grade_launch_audit() {
         run_program --check -b "$block" -n "$sizes"
     fi
     record audit fail reason="not run"  # until it has run; fail without a reason is a finding
-    triage_exit audit || return
+    # The program audits every plan before any kernel runs: its findings
+    # stand however the run ended after (a kernel that then fails or hangs
+    # on purpose hides nothing).
     local findings audited
     findings=$(audit_findings)
-    audited=$(grep -c $'^audit\t' <<<"$records")
     if [ -n "$findings" ]; then
         record audit fail
         fail "$(printf 'the launch audit found work that is not your kernel doing the step:\n%s\n(run it yourself: ./%s --check -b %s -n %s%s, in %s)' \
             "$findings" "$(basename "$(program_path)")" "$block" "$sizes" "${GRADE_SEED:+ -s $GRADE_SEED}" "$STEP")" || return
     fi
+    triage_exit audit || return
+    audited=$(grep -c $'^audit\t' <<<"$records")
     if grep -q $'^check\t.*result=mismatch' <<<"$records"; then
         record audit fail reason="not run"
         fail "not audited: $STEP is not correct yet (see its correctness tests); the audit certifies a correct kernel" || return
@@ -1237,10 +1240,16 @@ census_run() {
     rm -rf "$2"
     mkdir -p "$2"
     confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$2"
+    # The program's own words (stderr, apart: confine --stderr) from what
+    # its kernels print (stdout): only the former may say that the GPU's
+    # memory ran out.
+    CONFINE=("${CONFINE[@]:0:${#CONFINE[@]}-1}" --stderr "$2/stderr" --)
     run on_gpu shared "${CONFINE[@]}" "$1" --tool initcheck --print-limit 0 --show-backtrace no --log-file "$2/initcheck.log" \
         "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" --check --exact --only yours \
         --census "$2/census" -n "$(option_of -n "$timed")" -b "$(option_of -b "$timed")"
+    output+=$'\n'$(cat "$2/stderr")
 }
+
 
 # audit_run_args: the block and the sizes of the step's audit run
 # (steps.conf audit_run), as words: "BLOCK SIZE SIZE..."; status 1 when
@@ -1351,11 +1360,14 @@ grade_census() {
     # where the checks' calls at that size ended well: the census hands a
     # kernel input no one wrote (its holes), which a kernel could look for
     # and stop on, to void nothing. Only the GPU's memory, short under
-    # other graders' runs, is the census's own failure.
+    # other graders' runs, is the census's own failure -- as the program
+    # says it on stderr, where no kernel prints
+    # (tests/mutants/04-census-oom-words.patch).
     if [ "$status" -eq 1 ]; then
         printf 'the census run (your plan at the timed size, under initcheck) gave a wrong sum, where the correctness tests found it right: a kernel that computes otherwise when watched is not graded:\n%s' "$(tail -n 10 <<<"$output")"
         return 1
-    elif { [ "$status" -eq 3 ] && ! out_of_memory; } || [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    elif { [ "$status" -eq 3 ] && ! grep -qE 'CUDA error cudaErrorMemoryAllocation|out of host memory' "$dir/stderr" 2>/dev/null; } ||
+        [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
         printf 'the census run (your plan at the timed size, under initcheck, on an input with elements no one wrote) %s, where the correctness tests found it right: a kernel that behaves otherwise when watched is not graded:\n%s' \
             "$([ "$status" -eq 3 ] && echo "ended with a CUDA error" || echo "did not finish within ${GRADE_SANITIZE_TIMEOUT} s")" "$(tail -n 10 <<<"$output")"
         return 1

@@ -480,3 +480,22 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.
     assert_output answer
     rm -r "$W/solutions"
 }
+
+# --stderr keeps what the command itself says apart from what it prints on
+# stdout (where a program's kernels print): the census's excuse of an
+# exhausted GPU memory is read there only (tests/mutants/04-census-oom-words.patch).
+@test "confine --stderr keeps the command's stderr apart from its stdout, sandbox or not; a bad path is refused" {
+    local sandbox
+    for sandbox in none auto; do
+        rm -f "$BATS_TEST_TMPDIR/err"
+        run env GRADE_SANDBOX=$sandbox "$W/grading/confine" --stderr "$BATS_TEST_TMPDIR/err" -- bash -c 'echo said; echo own words >&2; exit 3'
+        assert_equal "$status" 3
+        assert_output said
+        assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" "own words"
+    done
+    ln -s "$SECRET" "$BATS_TEST_TMPDIR/link"
+    run "$W/grading/confine" --stderr "$BATS_TEST_TMPDIR/link" -- true
+    assert_equal "$status" 2
+    run "$W/grading/confine" --stderr "$BATS_TEST_TMPDIR/no/such/err" -- true
+    assert_equal "$status" 2
+}

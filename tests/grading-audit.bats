@@ -28,6 +28,13 @@ two_sizes_audited() {
     assert_failure
     assert_output --partial "your sum_x launched cub::Kernel, not reduce_x"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=  # a finding: no reason
+    # The program audits the plans before any kernel runs: a run that a
+    # kernel then ends (a CUDA error, exit 3) keeps the finding.
+    FAKE_STATUS=3
+    run grade_launch_audit 256 1 2
+    assert_failure
+    assert_output --partial "your sum_x launched cub::Kernel, not reduce_x"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason=
 }
 
 # The blocks of a cluster read one another's shared memory: one block can
@@ -259,11 +266,17 @@ audit_census() {
         assert_output --partial "did not finish within"
         assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
     done
-    # The GPU's memory, taken by other graders' runs, is no finding.
-    FAKE_SANITIZER_STATUS=3 FAKE_SANITIZER_SAYS='CUDA error cudaErrorMemoryAllocation: out of memory\n' run grade_launch_audit 256 1
+    # The GPU's memory, taken by other graders' runs, is no finding, as the
+    # program says it (stderr); the same words from a kernel's printf
+    # (stdout) are no excuse (tests/mutants/04-census-oom-words.patch).
+    FAKE_SANITIZER_STATUS=3 FAKE_PROGRAM_SAYS='prog: CUDA error cudaErrorMemoryAllocation: out of memory\n' run grade_launch_audit 256 1
     assert_failure
     assert_output --partial "failed (exit 3)"
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason="census not run"
+    FAKE_SANITIZER_STATUS=3 FAKE_SANITIZER_SAYS='prog: CUDA error cudaErrorMemoryAllocation: out of memory\n' run grade_launch_audit 256 1
+    assert_failure
+    assert_output --partial "ended with a CUDA error"
+    assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail finding=census reason=
     FAKE_SANITIZER_STATUS=2 run grade_launch_audit 256 1
     assert_failure
     assert_verdict "$GRADE_RESULTS/04/audit" test=audit result=fail reason="census not run"

@@ -1518,6 +1518,24 @@ PTX
     done
 }
 
+# Host code that the build compiled and that the check's copy of it cannot
+# compile again -- a string literal that reads like nvcc's stand-in for a
+# __device__ function, which the check rewrites -- is a finding: the file
+# keeps the check from running (tests/mutants/07-integrity-not-compiled.patch).
+@test "integrity: a build's host code that its copy cannot compile again is a finding, not a check left undone" {
+    slow_test "a copy built"
+    need_solutions
+    local step=07-unrolled copy=$BATS_TEST_TMPDIR/wb file
+    mkdir -p "$copy"
+    (cd "$WORKBOOK_DIR" && tar -cf - --exclude='*/build' --exclude='*_solution' common grading steps.conf "$step") | tar -xf - -C "$copy"
+    file=$copy/$step/unrolled.cu
+    echo 'static_assert(sizeof("{int volatile ___ = 1;::exit(___);}") == 36, "as the build compiles it");' >>"$file"
+    make -s -C "$copy/$step" all SM=90 >/dev/null 2>&1 || fail "the copy does not build"
+    run "$WORKBOOK_DIR/grading/integrity" --object "$copy/$step/build/unrolled.o" "$file"
+    assert_failure 1
+    assert_line --partial "unrolled.cu: the host code the build compiled does not compile again as this check reads it"
+}
+
 # The toolkit's headers define inline variables in every file that includes
 # them (nm's "u", unique symbols the linker makes one): data of the headers,
 # which the harness's own includes define too, never a finding.
