@@ -1368,7 +1368,7 @@ grade_census() {
         return 1
     elif { [ "$status" -eq 3 ] && ! grep -qE 'CUDA error cudaErrorMemoryAllocation|out of host memory' "$dir/stderr" 2>/dev/null; } ||
         [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-        printf 'the census run (your plan at the timed size, under initcheck, on an input with elements no one wrote) %s, where the correctness tests found it right: a kernel that behaves otherwise when watched is not graded:\n%s' \
+        printf 'the census run (your plan at the timed size, under initcheck, on an input with elements no one wrote) %s, where the correctness tests found it right: a kernel that behaves otherwise when watched is not graded (an assert on the values of the input fails there too: take it out):\n%s' \
             "$([ "$status" -eq 3 ] && echo "ended with a CUDA error" || echo "did not finish within ${GRADE_SANITIZE_TIMEOUT} s")" "$(tail -n 10 <<<"$output")"
         return 1
     elif [ "$status" -ne 0 ]; then
