@@ -163,9 +163,7 @@ static void print_usage(const option_spec *spec)
     printf("                     FILE says instead (the grader runs your host code once per grading)\n");
     printf("      --watch K      timed round K (modulo R) is the watched one, between cudaProfilerStart\n");
     printf("                     and Stop (the grader's profiler watches that round)\n");
-    printf("      --watched-only with --watch: that round alone, untimed, and no other call (the\n");
-    printf("                     profiler's run: each call starts from a reloaded module, so the\n");
-    printf("                     calls before it leave it nothing to tell)\n");
+    printf("      --watched-only with --watch: that round alone, untimed (the profiler's run)\n");
     printf("      --census FILE  with --check: a few more calls of your graded function, on inputs with\n");
     printf("                     elements no one wrote, so that compute-sanitizer's initcheck says which\n");
     printf("                     threads read them; where they lie goes to FILE (the grader's launch audit)\n\n");
