@@ -121,6 +121,11 @@ overlapping() {
     run --separate-stderr env CUDA_VISIBLE_DEVICES=0,0 "$W/grading/batch" --jobs 2 --out "$BATS_TEST_TMPDIR/out" "$CLASS"
     assert_equal "$status" 2
     assert_equal "$stderr" "batch: CUDA_VISIBLE_DEVICES names GPU 0 twice: each student needs a GPU of its own"
+    # A class folder with no repository in it: no student named "*".
+    mkdir -p "$BATS_TEST_TMPDIR/empty-class"
+    run --separate-stderr "$W/grading/batch" --out "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/empty-class"
+    assert_equal "$status" 2
+    assert_equal "$stderr" "batch: no repositories to grade"
     # Two students of one name would write one report folder at once.
     run --separate-stderr "$W/grading/batch" --jobs 2 --out "$BATS_TEST_TMPDIR/out" --list <(printf 'x %s\nx %s\n' "$CLASS/alice" "$CLASS/alice")
     assert_equal "$status" 2

@@ -183,13 +183,15 @@ SCRIPT
         refute_output --partial "Error 77"
         run env -u CUDA_VISIBLE_DEVICES PATH="$bin:$PATH" REQUIRE_GPU=1 make -C "$W" "$goal" EX=04 NVCC="$TOOLKIT/bin/nvcc" SM=90
         assert_failure
+        assert_output --partial "REQUIRE_GPU=1 asks for one"
     done
     # make profile wrote no results for a run that did not happen.
     [ ! -e "$W/results/profile-04.txt" ] || fail "make profile wrote $(cat "$W/results/profile-04.txt")"
     # Where no GPU is sure before the build (every GPU hidden), REQUIRE_GPU=1 fails as well.
     run env CUDA_VISIBLE_DEVICES= REQUIRE_GPU=1 make -C "$W" sanitize EX=04 NVCC="$TOOLKIT/bin/nvcc" SM=90
     assert_failure
-    assert_output --partial "skipped: no usable CUDA device (CUDA_VISIBLE_DEVICES='' hides every GPU)"
+    assert_output --partial "no usable CUDA device (CUDA_VISIBLE_DEVICES='' hides every GPU), and REQUIRE_GPU=1 asks for one"
+    refute_output --partial "skipped"
 }
 
 @test "a missing compiler is named as missing, for every goal that builds" {

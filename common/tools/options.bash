@@ -88,7 +88,11 @@ skip_without_gpu() {
     else
         why=" ($(no_usable_gpu))" || return 0
     fi
-    echo "${OPTIONS_NAME:-$(basename "$0")}: skipped: no usable CUDA device$why" >&2
+    if [ "${REQUIRE_GPU:-0}" = 1 ]; then  # (make turns the 77 into a failure)
+        echo "${OPTIONS_NAME:-$(basename "$0")}: no usable CUDA device$why, and REQUIRE_GPU=1 asks for one" >&2
+    else
+        echo "${OPTIONS_NAME:-$(basename "$0")}: skipped: no usable CUDA device$why" >&2
+    fi
     exit 77
 }
 
