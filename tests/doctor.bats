@@ -179,3 +179,17 @@ build_cc() {
     assert_line --regexp "note +counters +.*keeps its performance counters to administrators"
     assert_output --partial "NVreg_RestrictProfilingToAdminUsers=0"
 }
+
+# CUDA_VISIBLE_DEVICES that hides every GPU (empty, -1) leaves the driver's
+# GPU to no program: the doctor says so, as the make goals do, and not "ok".
+@test "a GPU that CUDA_VISIBLE_DEVICES hides is no usable GPU to the doctor, with the fix" {
+    bin=$(fake_path nvidia-smi)
+    fake_gpu "$bin" "Tesla T4" 7.5 "$(nvcc_release)"
+    for hidden in "" -1; do
+        run env PATH="$bin" CUDA_VISIBLE_DEVICES="$hidden" "$DOCTOR"
+        [ "$status" -eq 77 ] || [ "$status" -eq 1 ] || fail "exit $status"  # (1: something else missing here besides)
+        assert_line --regexp "note +GPU +CUDA_VISIBLE_DEVICES='$hidden' hides every GPU: no program can use it"
+        assert_line --partial "no usable GPU"
+        refute_line --regexp "ok +GPU"
+    done
+}

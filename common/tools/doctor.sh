@@ -65,7 +65,11 @@ echo
 echo "GPU and driver"
 gpu_cc=""
 driver_cuda=""
-if ! command -v nvidia-smi >/dev/null; then
+hidden=$(source "$WORKBOOK_DIR/common/tools/options.bash" && no_usable_gpu | grep CUDA_VISIBLE_DEVICES)
+if [ -n "$hidden" ]; then
+    note GPU "$hidden: no program can use it" "unset CUDA_VISIBLE_DEVICES, or set it to a GPU that nvidia-smi -L lists"
+    no_gpu=1
+elif ! command -v nvidia-smi >/dev/null; then
     note GPU "no nvidia-smi: no NVIDIA driver here" "a machine with an NVIDIA GPU and its driver (Colab: Runtime > Change runtime type > T4 GPU)"
     no_gpu=1
 elif ! gpu=$(nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null | head -n 1) || [ -z "$gpu" ]; then
