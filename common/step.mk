@@ -33,9 +33,21 @@ include $(COMMON_DIR)/cuda.mk
 override STEP := $(notdir $(CURDIR))
 # An EX= typed here (as at the top) that names another step is refused, not
 # ignored: this folder's make acts on this step alone.
+# The command to type instead: a step that does not exist is named so;
+# make grade, sanitize, profile and explain take EX= at the top; any other
+# goal (all, clean, solution) is run in the other step's folder.
 ifeq ($(MAKELEVEL)$(origin EX),0command line)
-  ifneq ($(filter-out $(firstword $(subst -, ,$(STEP))),$(foreach e,$(subst $(comma), ,$(EX)),$(call step_number_of,$(e)))),)
-    $(error EX=$(EX) names a step other than this folder's, $(STEP): run make here without EX, or make -C .. $(or $(filter-out print-%,$(MAKECMDGOALS)),all) EX=$(EX) from the top)
+  EX_OTHERS := $(filter-out $(firstword $(subst -, ,$(STEP))),$(foreach e,$(subst $(comma), ,$(EX)),$(call step_number_of,$(e))))
+  ifneq ($(EX_OTHERS),)
+    EX_FOLDERS := $(foreach n,$(EX_OTHERS),$(notdir $(wildcard $(COMMON_DIR)/../$(n)-*)))
+    EX_GOALS := $(or $(filter-out print-%,$(MAKECMDGOALS)),all)
+    ifneq ($(words $(EX_FOLDERS)),$(words $(EX_OTHERS)))
+      $(error EX=$(EX): no such step here (the steps: $(foreach f,$(notdir $(wildcard $(COMMON_DIR)/../[0-9][0-9]-*)),$(firstword $(subst -, ,$(f))))); this folder's make acts on $(STEP) alone)
+    else ifeq ($(filter-out grade sanitize profile explain,$(EX_GOALS)),)
+      $(error EX=$(EX) names a step other than this folder's, $(STEP): run make here without EX, or make -C .. $(EX_GOALS) EX=$(EX) from the top)
+    else
+      $(error EX=$(EX) names a step other than this folder's, $(STEP): run make here without EX, or $(foreach f,$(EX_FOLDERS),make -C ../$(f) $(EX_GOALS)) for that step)
+    endif
   endif
 endif
 # The step's entry in the manifest: one field of it.

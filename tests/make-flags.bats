@@ -218,7 +218,19 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     number=${step%%-*}
     run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX=99
     assert_failure 2
-    assert_output --partial "EX=99 names a step other than this folder's, $step: run make here without EX"
+    assert_output --partial "EX=99: no such step here (the steps: $number"
+    # Another step: the command that acts on it, for the goal typed (at the
+    # top, make grade takes EX=; make all and clean do not, and run there).
+    local other
+    other=$(cd "$WORKBOOK_DIR" && ls -d [0-9][0-9]-* | sed -n 2p)
+    if [ -n "$other" ]; then
+        run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" clean EX="${other%%-*}"
+        assert_failure 2
+        assert_output --partial "names a step other than this folder's, $step: run make here without EX, or make -C ../$other clean for that step"
+        run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" grade EX="${other%%-*}"
+        assert_failure 2
+        assert_output --partial "or make -C .. grade EX=${other%%-*} from the top"
+    fi
     # This step, however it is named, is no slip; a list with another step in it is.
     for ex in "$number" "${number#0}" "$step"; do
         run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX="$ex"
@@ -226,7 +238,7 @@ learner_make() { (cd "$W" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@" N
     done
     run env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make -s --no-print-directory -C "$WORKBOOK_DIR/$step" print-program EX="${number#0},99"
     assert_failure 2
-    assert_output --partial "EX=${number#0},99 names a step other than this folder's"
+    assert_output --partial "EX=${number#0},99: no such step here"
     # At the top, a step's folder is its number too.
     run make -n -C "$WORKBOOK_DIR" grade EX="$step"
     assert_success
