@@ -142,7 +142,7 @@ if [ ${#libraries[@]} -gt 0 ]; then
         echo "$(basename "$file") includes CUB or Thrust, libraries whose algorithms would do the step's work in your kernel, so it was not $([ -n "$deps_file" ] && echo built || echo compiled):"
         printf '  %s\n' "${libraries[@]:0:3}"
         [ ${#libraries[@]} -le 3 ] || echo "  (and $((${#libraries[@]} - 3)) more of their headers)"
-        echo "Each step's kernel is yours to write; CUB is what the reduction steps are measured against (make bench). The toolkit's other headers (cuda/, cooperative_groups) stay yours to use."
+        echo "Each step's kernel is yours to write; a library's is what some steps are measured against (make bench). The toolkit's other headers (cuda/, cooperative_groups) stay yours to use."
     } >&2
     exit 1
 fi
