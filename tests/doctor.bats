@@ -9,6 +9,12 @@ load helpers
 
 DOCTOR=$WORKBOOK_DIR/common/tools/doctor.sh
 
+# The machine made up for a test has the GPUs its fake nvidia-smi lists, none
+# hidden (make test in a handout runs these with CUDA_VISIBLE_DEVICES empty).
+setup() {
+    unset CUDA_VISIBLE_DEVICES
+}
+
 # fake_path NAME...: a folder of links to every command on PATH but NAMEs, and
 # a fake ncu.
 fake_path() {

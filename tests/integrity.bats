@@ -49,7 +49,20 @@ mutant_file() {
     slow_test "CUB compiled"
     need_solutions
     file=$(mutant_file "$WORKBOOK_DIR/tests/mutants/08-library-cub.patch")
+    # Its compile refuses CUB's headers first (common/tools/check-includes.sh).
     run "$WORKBOOK_DIR/grading/integrity" "$file"
+    assert_failure 2
+    assert_output --partial "includes CUB or Thrust"
+    # Should a library's kernels reach the build's object all the same (the
+    # include check left out here), integrity names them, and their memory.
+    local tools=$BATS_TEST_TMPDIR/tools nvcc object=$BATS_TEST_TMPDIR/object/cascaded.o
+    cp -r "$WORKBOOK_DIR/common/tools" "$tools"
+    printf '#!/bin/sh\nexit 0\n' >"$tools/check-includes.sh"
+    nvcc=$(source "$WORKBOOK_DIR/common/tools/options.bash" && cuda_tool nvcc)
+    (cd "$(dirname "$file")" && "$tools/compile-learner.sh" "$(basename "$file")" "$object" "$nvcc" -std=c++17 -O3 \
+        -I"$WORKBOOK_DIR/common/core" -I"$WORKBOOK_DIR/common/tracks/reduction" -gencode arch=compute_75,code=compute_75) ||
+        fail "the copy did not compile"
+    run "$WORKBOOK_DIR/grading/integrity" --object "$object" "$file"
     assert_failure 1
     assert_line --regexp '^kernel void cub::.*DeviceReduceKernel.*a kernel your file does not write itself'
     assert_line --regexp '^cudaMalloc: allocates memory'
