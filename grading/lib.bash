@@ -1250,7 +1250,6 @@ census_run() {
     output+=$'\n'$(cat "$2/stderr")
 }
 
-
 # audit_run_args: the block and the sizes of the step's audit run
 # (steps.conf audit_run), as words: "BLOCK SIZE SIZE..."; status 1 when
 # audit_run is not "-b BLOCK -n SIZE,SIZE...".
@@ -1274,9 +1273,10 @@ audit_run_args() {
 # has its audit make them as before. On an H200 the audit of a step took
 # 5 s after the sanitizers' 10 s.
 
-# early_start NAME COMMAND...: COMMAND in the background, its status and
-# output kept as $(verdict_dir)/early/NAME.status and NAME.out (bats' own
-# descriptor closed, so that the test ends without waiting for it).
+# early_start NAME COMMAND...: COMMAND, a function that sets status and
+# output (bats' run), in the background, its status and output kept as
+# $(verdict_dir)/early/NAME.status and NAME.out (bats' own descriptor
+# closed, so that the test ends without waiting for it).
 early_start() {
     local file
     file=$(verdict_dir)/early/$1
@@ -1294,14 +1294,19 @@ early_start() {
 }
 
 # early_result NAME: wait for the run early_start started and set status and
-# output as it left them; status 1, with nothing set, where none was started.
-# COMMAND is a function that sets status and output (bats' run).
+# output as it left them; status 1, with nothing set, where none was started
+# or none ended in time (its run was stopped with the test that started it:
+# the caller then makes the run itself).
 early_result() {
-    local file
+    local file waited=0
     file=$(verdict_dir)/early/$1
     [ -e "$file.started" ] || return 1
     # Its runs are confined (a limit of time each), so that it ends.
-    while [ ! -e "$file.status" ]; do sleep 0.1; done
+    while [ ! -e "$file.status" ]; do
+        [ "$waited" -lt $((10 * ${EARLY_WAIT:-$((GRADE_SANITIZE_TIMEOUT + 60))})) ] || return 1
+        sleep 0.1
+        waited=$((waited + 1))
+    done
     status=$(cat "$file.status")
     output=$(cat "$file.out")
 }

@@ -351,3 +351,16 @@ $(initcheck_read 4 1 44 "$(printf '0x%x' $((0x7f0000000000 + 4 * 300)))")
     assert_failure
     assert_output --partial "an illegal memory access"
 }
+
+# A run started early that never left its status (stopped with the test
+# that started it) is not waited for past its limit: the audit makes it.
+@test "an audit run started early that never ended is run again by the audit, not waited for" {
+    census_audit
+    FAKE_OUTPUT=$(record_line audit step=04-fake n=1 block=256 kernels=1; record_line summary step=04-fake result=correct)
+    mkdir -p "$(verdict_dir)/early"
+    : >"$(verdict_dir)/early/audit-run.started"
+    SECONDS=0
+    EARLY_WAIT=1 run early_result audit-run
+    assert_failure 1
+    [ "$SECONDS" -lt 5 ] || fail "waited $SECONDS s"
+}
