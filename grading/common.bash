@@ -23,6 +23,20 @@ step_check_sizes() {
     } | sort -nu
 }
 
+# The kernels a grading times (the harness's --only): the starting kernel and
+# the learner's, the ceiling always with them. The speed test reads their
+# figures alone; the rest of make bench's table (the track's first kernel,
+# the given ones, those past the lesson, the library's) would lengthen the
+# timed run, and the lesson's profile of its round, for nothing graded.
+# make calibrate times the same, so that a threshold is set from what is graded.
+GRADED_ROLES=start,yours
+
+# graded_timed STEP: the options of the step's timed run as a grading makes
+# it: its entry's timed=, of those roles.
+graded_timed() {
+    echo "$(step_field "$1" timed) --only $GRADED_ROLES"
+}
+
 # write_step_tests STEP DIR: write DIR/STEP.bats, the step's tests, from its
 # entry in steps.conf: it builds; the integrity of the learner's file (before
 # any run of it); it is right with every block size of its `blocks` (one

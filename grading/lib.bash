@@ -138,7 +138,9 @@ grade_build() {
     why=$(why_refused "$file")
     [ -z "$why" ] || { fail "not built: $(basename "$file") is $why"; return; }
     GPU=no confine "$GRADE_BUILD_TIMEOUT" "$GRADE_BUILD_MEMORY" "$WORKBOOK_DIR/$STEP"
-    run "${CONFINE[@]}" make -C "$WORKBOOK_DIR/$STEP" "$target"
+    # (Its compiles side by side: the learner's file, the step's main; their
+    # messages each in one piece.)
+    run "${CONFINE[@]}" make -j4 --output-sync=target -C "$WORKBOOK_DIR/$STEP" "$target"
     if [ "$status" -ne 0 ]; then
         local limit=""
         case $status in
@@ -174,15 +176,25 @@ require_build() {
 # measure. (With one step at a time the lock is never contended.)
 # GRADE_GPU_LOCK names the lock where several graders share one GPU
 # (tests/mutants/run --jobs); by default it is the run's own.
+# (A lock that let a run waiting to be alone go before the shared runs that
+# asked after it was slower: docs/grading.md, Grading faster.) The command
+# runs without the lock's descriptor: nothing it leaves behind holds the GPU.
+# Each use is a line of GRADE_RESULTS/gpu-use.tsv: step, test, mode, and
+# the seconds it waited for the GPU and held it (grading/bench reads them).
 # on_gpu shared|alone COMMAND...: run COMMAND holding the lock so.
 on_gpu() {
-    local mode=$1
+    local mode=$1 lock=${GRADE_GPU_LOCK:-$GRADE_RESULTS/gpu.lock} fd asked got rc=0
     shift
-    if command -v flock >/dev/null; then
-        flock "--$([ "$mode" = alone ] && echo exclusive || echo shared)" "${GRADE_GPU_LOCK:-$GRADE_RESULTS/gpu.lock}" "$@"
-    else
-        "$@"
-    fi
+    command -v flock >/dev/null || { "$@"; return; }
+    asked=$EPOCHREALTIME
+    exec {fd}>>"$lock"
+    flock "--$([ "$mode" = alone ] && echo exclusive || echo shared)" "$fd"
+    got=$EPOCHREALTIME
+    "$@" {fd}>&- || rc=$?
+    exec {fd}>&-
+    awk -v step="$STEP" -v test="${BATS_TEST_DESCRIPTION:-}" -v mode="$mode" -v a="$asked" -v g="$got" -v e="$EPOCHREALTIME" \
+        'BEGIN { printf "%s\t%s\t%s\t%.2f\t%.2f\n", step, test, mode, g - a, e - g }' >>"$GRADE_RESULTS/gpu-use.tsv" 2>/dev/null
+    return $rc
 }
 
 # ---------------------------------------------------------------------------
@@ -242,7 +254,7 @@ watch_round() {
     fi
     cat "$file"
 }
-timed_run() { echo "$(step_setting timed) --watch $(watch_round)"; }
+timed_run() { echo "$(graded_timed "$STEP") --watch $(watch_round)"; }
 
 # option_of OPTION ARGS: the value of OPTION (-n, -b) in a line of options.
 option_of() {
@@ -442,8 +454,14 @@ fail_wrong_run() {
 # with the step's verdicts.
 checks_file() { echo "$(verdict_dir)/checks.records"; }
 all_check_sizes() {
-    local block
-    for block in $(step_setting blocks | tr ',' ' '); do check_sizes "$block"; done | sort -nu | paste -sd, -
+    local block file
+    file=$(verdict_dir)/check-sizes  # (worked out once a grading: a tenth of a second each time)
+    if [ ! -s "$file" ]; then
+        mkdir -p "$(verdict_dir)"
+        for block in $(step_setting blocks | tr ',' ' '); do check_sizes "$block"; done | sort -nu | paste -sd, - >"$file.$$"
+        mv -f "$file.$$" "$file"
+    fi
+    cat "$file"
 }
 checks_ready() {
     [ ! -e "$(checks_file)" ] || return 0
@@ -453,7 +471,7 @@ checks_ready() {
 }
 
 # block_checked_right BLOCK: the run of every block (checks_ready) shows BLOCK
-# right at every size: the run ended (status 0 or 1), with no finding of the
+# (a square one, NxN, where a matrix step's blocks= says N) right at every size: the run ended (status 0 or 1), with no finding of the
 # launch audit, every check of that block right, and every size checked.
 # Where it does not (a mismatch, a crash or a timeout anywhere in that block),
 # the block is checked again alone, as before, and judged on that run.
@@ -464,7 +482,7 @@ block_checked_right() {
     tail -n +2 "$file" | awk -F'\t' -v block="$1" -v sizes="$(all_check_sizes)" -f "$RECORDS_READER" -f <(cat <<'AWK'
         BEGIN { n = split(sizes, want, ","); bad = n == 0 }
         $1 == "finding" { bad = 1 }
-        $1 == "check" && field("block") == block {
+        $1 == "check" && (field("block") == block || field("block") == block "x" block) {
             if (field("result") != "ok") bad = 1
             else right[field("n")] = 1
         }
@@ -519,7 +537,7 @@ grade_check_timed() {
     printf '%s\n' "$records" >"$(verdict_dir)/timed.records"
     if [ "$status" -ne 0 ]; then
         fail_wrong_run "in the timed run" \
-            "./$(basename "$(program_path)") $(step_setting timed)${GRADE_SEED:+ -s $GRADE_SEED}, in $STEP" || return
+            "./$(basename "$(program_path)") $(graded_timed "$STEP")${GRADE_SEED:+ -s $GRADE_SEED}, in $STEP" || return
     fi
     summary_from_harness || return
     record check-timed pass
@@ -725,10 +743,21 @@ find_cuda_tool() {
 # where that work cannot be done. Every other term is always asked for: one
 # that ncu lacks fails the lesson with ncu's own message, never a silent 0.
 lesson_metric_here() {
-    local ncu=$1 metric=$2 known
-    known=$(mktemp)
-    # (Thousands of names: a file, not an argument.)
-    [[ $metric != *\?* ]] || "$ncu" --query-metrics 2>/dev/null | awk 'NF { print $1 }' >"$known"
+    local ncu=$1 metric=$2 known waited=0
+    # (Thousands of names: a file, not an argument. ncu takes 2 s to list
+    # them: asked once a grading, by grading/grade while the steps build,
+    # which marks it ncu-metrics.asked; else here.)
+    known=$GRADE_RESULTS/ncu-metrics
+    if [[ $metric == *\?* ]] && [ ! -e "$known" ]; then
+        while [ -e "$known.asked" ] && [ ! -e "$known" ] && [ "$waited" -lt 600 ]; do
+            sleep 0.1
+            waited=$((waited + 1))
+        done
+        if [ ! -e "$known" ]; then
+            "$ncu" --query-metrics 2>/dev/null | awk 'NF { print $1 }' >"$known.$$"
+            mv -f "$known.$$" "$known"
+        fi
+    fi
     awk -v metric="$metric" -v known="$known" 'BEGIN {
         while ((getline name < known) > 0) have[name] = 1
         rest = metric; out = ""; carry = ""
@@ -747,7 +776,6 @@ lesson_metric_here() {
         }
         print out
     }'
-    rm -f "$known"
 }
 
 # lesson_value CSV METRIC NAMES: from ncu's raw CSV page, METRIC over every
@@ -914,6 +942,8 @@ grade_lesson() {
             ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run) --watched-only
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
+    # What ncu and the program said (its passes, "==PROF=="), kept for whoever reads why.
+    head -c 100000 <<<"$output" >"$(verdict_dir)/lesson.out"
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
         skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
     fi

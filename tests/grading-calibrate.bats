@@ -20,6 +20,19 @@ load grading-helpers
     assert_output --partial "min = 1 + f x (median - 1), f = 0.5"
 }
 
+# A threshold is set from what the speed test times: the step's timed run of
+# the starting kernel and the learner's (graded_timed, grading/common.bash).
+@test "calibrate times the run the speed test times: the step's timed options, of the starting kernel and the learner's" {
+    fake_calibration_workbook
+    export FAKE_ARGS_LOG=$BATS_TEST_TMPDIR/args
+    FAKE_X="1.60 1.62 1.60" FAKE_CEILING="3000 3010 2995" run "$W/grading/calibrate" --runs 3
+    assert_success
+    source "$WORKBOOK_DIR/grading/common.bash"
+    MANIFEST=$W/steps.conf
+    run grep -c -- " $(step_field 04-fake timed) --only start,yours$" "$FAKE_ARGS_LOG"
+    assert_output 3
+}
+
 @test "calibrate refuses a gain within reach of the noise floor" {
     fake_calibration_workbook
     # a small gain: 0.8 x 1.04 would be below 1; the floor 1 + 2 x spread holds it up

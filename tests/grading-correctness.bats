@@ -185,7 +185,9 @@ done
             [[ " ${FAKE_DROP:-} " == *" $b:$n "* && $blocks == *,* ]] && continue
             [[ " ${FAKE_WRONG:-} " == *" $b:$n "* ]] && { result=mismatch; wrong=1; }
             [[ $blocks == *,* && " ${FAKE_WRONG_BESIDE:-} " == *" $b:$n "* ]] && { result=mismatch; wrong=1; }
-            printf 'check\tstep=04-fake\tn=%s\tblock=%s\tid=mine\trole=yours\tinput=exact\tresult=%s\n' "$n" "$b" "$result"
+            shown=$b  # a matrix program records a square block given as N as NxN
+            [ -z "${FAKE_SQUARE:-}" ] || [[ $b == *x* ]] || shown=${b}x$b
+            printf 'check\tstep=04-fake\tn=%s\tblock=%s\tid=mine\trole=yours\tinput=exact\tresult=%s\n' "$n" "$shown" "$result"
         done
     done
     [ -z "${FAKE_FINDING:-}" ] || { printf 'finding\tstep=04-fake\tn=1\tblock=32\tmessage=%s\n' "$FAKE_FINDING"; wrong=1; }
@@ -215,6 +217,19 @@ checks_of_runs() { grep -- '--check' "$FAKE_LOG" | grep -o -- '-b [^ ]*' | paste
     local sizes
     sizes=$( { check_sizes 32; check_sizes 64; } | sort -nu | paste -sd, -)
     grep -q -- "-n $sizes" "$FAKE_LOG" || fail "not every size: $(cat "$FAKE_LOG")"
+}
+
+# A matrix step's blocks= may name a square block by its side (03: 8,16,32),
+# which the program records as NxN: the same block, judged from the one run.
+@test "a square block named by its side is judged from the run of every block, where the program records it NxN" {
+    program_that_checks
+    use_fake_step
+    export FAKE_SQUARE=1
+    run grade_check 32
+    assert_success
+    run grade_check 64
+    assert_success
+    assert_equal "$(checks_of_runs)" "-b 32,64"
 }
 
 @test "a block wrong in the run of every block is checked again alone, and judged on that run; the others pass" {
@@ -306,4 +321,20 @@ checks_of_runs() { grep -- '--check' "$FAKE_LOG" | grep -o -- '-b [^ ]*' | paste
     assert_failure
     assert_output --partial "not checked (exit 2)"
     assert_verdict "$GRADE_RESULTS/04/integrity" test=integrity result=fail reason="not checked"
+}
+
+# The timed run times what the speed test reads: the starting kernel and the
+# learner's (the ceiling comes with them), not the rest of make bench's
+# table; the lesson profiles a round of that same command, and make
+# calibrate times the same (graded_timed).
+@test "the timed run times the starting kernel and the learner's, as the lesson profiles and calibrate times it" {
+    use_fake_step
+    export FAKE_LOG=$BATS_TEST_TMPDIR/calls
+    FAKE_OUTPUT=$(timed_output 9.9 99)
+    run grade_check_timed
+    assert_success
+    run grep -c -- "$(step_setting timed) --only start,yours --watch [0-9]" "$FAKE_LOG"
+    assert_output 1
+    assert_equal "$(timed_run)" "$(step_setting timed) --only start,yours --watch $(watch_round)"
+    # (calibrate's: tests/grading-calibrate.bats)
 }

@@ -429,6 +429,30 @@ SCRIPT
     [ "$one" != "$two" ] || fail "seeds 11 and 12 drew the same round $one"
 }
 
+# ncu takes seconds to list its metrics: grading/grade asks it once, in the
+# background while the steps build (the mark ncu-metrics.asked), and each
+# lesson reads that listing, waiting for it where it has not come yet,
+# rather than asking again.
+@test "a lesson reads the metrics listing that grade asked for, waiting for it, and does not ask ncu again" {
+    use_fake_step
+    fake_tools
+    sed 's|lesson_metric=smsp__stores.sum/|lesson_metric=smsp__stores.sum+?smsp__atoms.sum/|' "$MANIFEST" >"$BATS_TEST_TMPDIR/steps.conf"
+    MANIFEST=$BATS_TEST_TMPDIR/steps.conf
+    printf '#!/bin/sh\necho "$*" >>%q\n' "$BATS_TEST_TMPDIR/asked" >"$BATS_TEST_TMPDIR/ncu"
+    chmod +x "$BATS_TEST_TMPDIR/ncu"
+    mkdir -p "$GRADE_RESULTS/ncu-metrics.asked"
+    { sleep 0.5; echo smsp__atoms >"$GRADE_RESULTS/ncu-metrics.part"; mv "$GRADE_RESULTS/ncu-metrics.part" "$GRADE_RESULTS/ncu-metrics"; } &
+    run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
+    assert_output "smsp__stores.sum+smsp__atoms.sum/launch__grid_size"
+    assert [ ! -e "$BATS_TEST_TMPDIR/asked" ]
+    # Where none was asked for, it asks, once a grading.
+    rm -rf "$GRADE_RESULTS"
+    mkdir -p "$GRADE_RESULTS"
+    run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
+    run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/asked")" "--query-metrics"
+}
+
 # A lesson counts the same work whatever instruction does it: a ?term (an
 # atomic's counter, say) is asked of ncu where the GPU's ncu lists it
 # (--query-metrics), and left out where it does not.
@@ -441,7 +465,9 @@ SCRIPT
     run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)"
     assert_output "smsp__stores.sum/launch__grid_size"  # this ncu lists nothing
     # The GPU's ncu lists the atomics' counter (and the stores'), not the other.
+    # (ncu is asked once a grading: a new listing, a new grading.)
     FAKE_NCU_SAYS='Metric Name      Metric Type\nsmsp__stores     Counter\nsmsp__atoms      Counter\n'
+    rm "$GRADE_RESULTS/ncu-metrics"
     run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)"
     assert_output "smsp__stores.sum+smsp__atoms.sum/launch__grid_size"
     # The learner's kernel makes its stores as atomics: counted, it fails.
@@ -452,6 +478,7 @@ SCRIPT
     assert_output --partial "mine: 55 stores per block over its 1 launches; the starting kernel reduce_start: 55 over its 1."
     # Where the GPU's ncu has no such counter, no such instruction runs: out.
     FAKE_NCU_SAYS='Metric Name      Metric Type\nsmsp__stores     Counter\n'
+    rm "$GRADE_RESULTS/ncu-metrics"
     run grade_lesson
     assert_success
     # A real GPU's ncu lists thousands (5,540 on an H200, a megabyte): more
@@ -462,6 +489,7 @@ SCRIPT
     printf '#!/usr/bin/env bash\n[ "$1" = --query-metrics ] && exec cat %q\nexec %q "$@"\n' "$listing" "$GRADE_NCU" >"$BATS_TEST_TMPDIR/ncu"
     chmod +x "$BATS_TEST_TMPDIR/ncu"
     FAKE_NCU_SAYS=""
+    rm "$GRADE_RESULTS/ncu-metrics"
     run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
     assert_success
     assert_output "smsp__stores.sum+smsp__atoms.sum/launch__grid_size"

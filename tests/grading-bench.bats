@@ -1,0 +1,63 @@
+#!/usr/bin/env bats
+# What a grading's seconds are told from: the GPU lock's log of each run
+# (on_gpu, grading/lib.bash: gpu-use.tsv) and grading/bench, which reads it
+# with the tests' own times (tests.tsv). No GPU.
+
+load grading-helpers
+
+@test "each run on the GPU leaves a line of its step, test, mode and seconds, and holds the lock no longer than it runs" {
+    use_fake_step
+    mkdir -p "$GRADE_RESULTS"
+    # (The test's name, as bats sets it in a step's test; here in a subshell.)
+    (BATS_TEST_DESCRIPTION="04 correct when timed" && on_gpu alone sleep 0.2)
+    (BATS_TEST_DESCRIPTION="04 clean under compute-sanitizer" && on_gpu shared true)
+    run cat "$GRADE_RESULTS/gpu-use.tsv"
+    assert_line --index 0 --regexp $'^04-fake\t04 correct when timed\talone\t0\\.[0-9]{2}\t0\\.[2-9][0-9]$'
+    assert_line --index 1 --regexp $'^04-fake\t04 clean under compute-sanitizer\tshared\t'
+    # Its status is the command's.
+    run on_gpu shared sh -c 'exit 3'
+    assert_failure 3
+    # What the command leaves running does not hold the GPU's lock: the
+    # command never had the lock's descriptor.
+    on_gpu shared sh -c 'sleep 29.51 & exit 0'
+    run flock --nonblock --exclusive "$GRADE_RESULTS/gpu.lock" true
+    assert_success
+    pkill -f "^sleep 29.51$" || true
+}
+
+@test "a run that waits for a run alone counts its wait apart from its own seconds" {
+    use_fake_step
+    mkdir -p "$GRADE_RESULTS"
+    flock --exclusive "$GRADE_RESULTS/gpu.lock" sleep 0.5 &
+    sleep 0.1
+    (BATS_TEST_DESCRIPTION="04 correct with block 32" && on_gpu shared true)
+    wait
+    run awk -F'\t' '{ print ($4 >= 0.2 && $5 < 0.2) ? "waited" : "did not wait: " $0 }' "$GRADE_RESULTS/gpu-use.tsv"
+    assert_output "waited"
+}
+
+@test "bench reads a grading's records: each step's seconds by test, the GPU's, the tests that failed or skipped" {
+    local dir=$BATS_TEST_TMPDIR/graded
+    mkdir -p "$dir"
+    cp "$FIXTURES/bench/tests.tsv" "$FIXTURES/bench/gpu-use.tsv" "$dir/"
+    run "$WORKBOOK_DIR/grading/bench" --read "$dir"
+    assert_success
+    assert_line --index 0 --regexp '^step +build +integrity +correct +timed +speed +lesson +sanitize +audit +tests +GPU-alone +GPU-wait$'
+    # 04: build 4.0, integrity 1.6, three checks 3.9 + 0.2 + 0.2, the timed run
+    # 1.7, speed 0.2, lesson 3.4, sanitizers 10.0, audit 0.3: 25.5 in all; alone
+    # 1.8 + 2.8, waited 0.5.
+    assert_line --regexp '^04 +4\.0 +1\.6 +4\.3 +1\.7 +0\.2 +3\.4 +10\.0 +0\.3 +25\.5 +4\.6 +0\.5$'
+    assert_line --regexp '^06 +'
+    assert_line "GPU held alone, all steps: 6 s"
+    assert_line "tests: 12, 0 failed, 0 skipped"
+    # A failed or skipped test: no bench of a full grading.
+    sed -i '3s/\tpassed\t/\tfailed\t/' "$dir/tests.tsv"
+    run "$WORKBOOK_DIR/grading/bench" --read "$dir"
+    assert_failure 1
+    assert_line "tests: 12, 1 failed, 0 skipped"
+    run "$WORKBOOK_DIR/grading/bench" --read "$BATS_TEST_TMPDIR/nowhere"
+    assert_failure 2
+    assert_output --partial "no tests.tsv there"
+    run "$WORKBOOK_DIR/grading/bench" --jobs 0
+    assert_failure 2
+}
