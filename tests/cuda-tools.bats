@@ -251,3 +251,46 @@ SCRIPT
     assert_equal "$(grep -o 'kne=[^ ]*' "$T/asked.--exclude" | sort -u | wc -l)" 4
     # (That they are the names plan.cu's kernels compile to: tests/tools.bats.)
 }
+
+# Where the program's build left its module's table (build/PROGRAM.kernels),
+# racecheck watches the kernels it lists, each by its exact name, and no
+# other: the harness's own kernels are no learner's. A name that is not a
+# plain identifier, and the table is not trusted: the scrubs are left out as
+# without one.
+@test "racecheck watches the kernels of the learner's module, each by exact name, where its table is there" {
+    local spelling
+    mkdir -p "$T/step/build"
+    cp /bin/true "$T/step/prog"
+    printf 'kernel\tname=_Z4minePKiPij\tparams=8:8\nkernel\tname=_Z5otherPf\tparams=8:8\nvariable\tname=counter\n' >"$T/step/build/prog.kernels"
+    for spelling in --kernel-name --filter; do
+        cat >"$T/compute-sanitizer" <<SCRIPT
+#!/bin/sh
+if [ "\$1" = --help ]; then echo "  $spelling arg   key1=val1"; echo "  --kernel-name-exclude arg   key1=val1"; exit 0; fi
+echo "\$*" >>"$T/asked.$spelling"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+        chmod +x "$T/compute-sanitizer"
+        COMPUTE_SANITIZER=$T/compute-sanitizer run "$WORKBOOK_DIR/common/tools/sanitize.sh" "$T/step/prog" --check -n 1
+        assert_success
+        run grep -c -- "--tool racecheck $spelling kne=_Z4minePKiPij $spelling kne=_Z5otherPf --error-exitcode" "$T/asked.$spelling"
+        assert_output 1
+        run grep -E -- 'exclude|counter|--tool (memcheck|synccheck|initcheck) .*kne=' "$T/asked.$spelling"
+        assert_failure
+    done
+    # A name no compiler makes: the table is not read; the scrubs are left out.
+    printf 'kernel\tname=_Z4mine,kns=scrub\n' >"$T/step/build/prog.kernels"
+    rm -f "$T/asked.--kernel-name"
+    spelling=--kernel-name
+    cat >"$T/compute-sanitizer" <<SCRIPT
+#!/bin/sh
+if [ "\$1" = --help ]; then echo "  --kernel-name arg   key1=val1"; echo "  --kernel-name-exclude arg   key1=val1"; exit 0; fi
+echo "\$*" >>"$T/asked.$spelling"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    COMPUTE_SANITIZER=$T/compute-sanitizer run "$WORKBOOK_DIR/common/tools/sanitize.sh" "$T/step/prog" --check -n 1
+    assert_success
+    run grep -c -- "--tool racecheck --kernel-name-exclude kne=_Z19scrub_shared_memoryjb" "$T/asked.--kernel-name"
+    assert_output 1
+    run grep -- "kns=\|_Z4mine" "$T/asked.--kernel-name"
+    assert_failure
+}

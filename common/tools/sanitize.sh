@@ -49,26 +49,32 @@ fi
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-# The harness's own kernels that zero shared and local memory before a
-# learner's launch (common/core/plan.cu, scrub_*), their stores covering an
-# SM's whole shared memory a call. On an H200, racecheck at step 04's small
-# sizes took 17 s watching every kernel and 2 s watching the learner's
-# alone (--kernel-name); these are the harness's only kernels that touch
-# shared memory at that scale. They are no learner's, so racecheck leaves
-# them out, by their exact mangled names;
-# every other kernel is watched as before. A learner's kernel of one of
-# those names would be one the step's function may not launch (the launch
-# audit's finding, which voids the step). The option's name changed in
-# CUDA 12 (--exclude before); a tool with neither checks them all.
+# racecheck watches the learner's kernels only: those of the module its
+# file built (build/PROGRAM.kernels, the table kernels.awk made of the very
+# compile, which lists every kernel of it), by their exact mangled names
+# (--kernel-name, each one more). The harness's own kernels are no
+# learner's: the shared-memory scrubs before each call, the matrix track's
+# comparison and fills. Watching them cost more than the learner's: on an
+# H200 (2026-11-30), racecheck at step 03's small sizes took 14.5 s watching
+# every kernel but the scrubs, and 3.2 s watching the learner's; at step 04's
+# timed size 7.6 s either way. Without a table (a program built otherwise),
+# every kernel but the scrubs is watched, by their exact names. A name that
+# is not a plain identifier, or a tool with no such option, and every kernel
+# is watched. The options' names changed in CUDA 12 (--filter and --exclude
+# before).
 HARNESS_SCRUBS="_Z19scrub_shared_memoryjb _Z18scrub_local_memoryILi1024EEvb _Z18scrub_local_memoryILi4096EEvb _Z18scrub_local_memoryILi16384EEvb"
 racecheck_skips=()
 if [[ " $tools " == *" racecheck "* ]]; then
-    case $("$sanitizer" --help 2>/dev/null) in
-    *--kernel-name-exclude*) exclude=--kernel-name-exclude ;;
-    *"--exclude "*) exclude=--exclude ;;
-    *) exclude="" ;;
-    esac
-    if [ -n "$exclude" ]; then
+    help=$("$sanitizer" --help 2>/dev/null)
+    include="" exclude=""
+    case $help in *"--kernel-name "*) include=--kernel-name ;; *"--filter "*) include=--filter ;; esac
+    case $help in *--kernel-name-exclude*) exclude=--kernel-name-exclude ;; *"--exclude "*) exclude=--exclude ;; esac
+    table=$(dirname "$program")/build/$(basename "$program").kernels
+    learners=""
+    [ ! -f "$table" ] || learners=$(awk -F'\t' '$1 == "kernel" { for (i = 2; i <= NF; i++) if ($i ~ /^name=/) print substr($i, 6) }' "$table")
+    if [ -n "$learners" ] && [ -n "$include" ] && ! grep -qvE '^[A-Za-z_$][A-Za-z0-9_$]*$' <<<"$learners"; then
+        for kernel in $learners; do racecheck_skips+=("$include" "kne=$kernel"); done
+    elif [ -n "$exclude" ]; then
         for kernel in $HARNESS_SCRUBS; do racecheck_skips+=("$exclude" "kne=$kernel"); done
     fi
 fi
