@@ -42,7 +42,7 @@ SOLVED := $(notdir $(wildcard $(addprefix solutions/,$(STEPS))))
 EX_NUMBERS := $(foreach e,$(subst $(comma), ,$(EX)),$(call step_number_of,$(e)))
 PICKED := $(if $(EX),$(foreach e,$(EX_NUMBERS),$(filter $(e)-%,$(STEPS))),$(STEPS))
 
-.PHONY: all help test test-all test-mutants test-toolkits doctor grade bench bench-sweep calibrate readme-figures sanitize profile explain clean harness micro-atomics float-sum handout $(STEPS)
+.PHONY: all help test test-all test-mutants test-toolkits doctor grade bench bench-grading bench-sweep calibrate readme-figures sanitize profile explain clean harness micro-atomics float-sum handout $(STEPS)
 
 all: $(STEPS)
 
@@ -88,6 +88,7 @@ help:
 	@echo "                     (in a step's folder, make grade grades that step; make help there lists the rest)"
 	@[ -z "$(SOLVED)" ] || echo "make bench           time every reference solution: the progression table, CSV and plot"
 	@[ -z "$(SOLVED)" ] || echo "make bench-sweep     the kernels past the lesson against cuBLAS from N = 256 to 8192: CSV, table, plot"
+	@[ -z "$(SOLVED)" ] || echo "make bench-grading   how long grading takes here: the solutions graded, each step's seconds by test"
 	@[ -z "$(SOLVED)" ] || echo "make calibrate       measure this GPU and write its own speed thresholds"
 	@[ -z "$(SOLVED)" ] || echo "make readme-figures  write the figures of the last make bench into the steps' READMEs"
 	@echo "make sanitize EX=$(call help_ex,04)  compute-sanitizer memcheck, racecheck, synccheck and initcheck on one step"
@@ -168,6 +169,11 @@ endef
 bench:
 	$(call say_unsolved,bench)
 	$(if $(SOLVED),@$(call ask_for_gpu,bench) $(MAKE) $(SOLVED) && { common/tools/bench.sh $(SOLVED) || $(gpu_skip); }$(if $(and $(filter 08-cascaded,$(SOLVED)),$(wildcard $(FLOAT_SUM_SRC))), && $(MAKE) -s float-sum))
+
+# How long grading takes here: the reference solutions graded (JOBS steps at
+# once, 8 by default), each step's seconds by test (grading/bench).
+bench-grading:
+	$(if $(SOLVED),@$(call ask_for_gpu,bench-grading) grading/bench --jobs $(or $(JOBS),8) $(if $(EX),--step "$(EX_NUMBERS)"),@echo "make bench-grading: skipped: no reference solutions in solutions/" >&2)
 
 bench-sweep:
 	$(if $(SOLVED),@$(call ask_for_gpu,bench-sweep) $(MAKE) $(SOLVED) && { common/tools/bench-sweep.sh || $(gpu_skip); },@echo "make bench-sweep: skipped: no reference solutions in solutions/" >&2)

@@ -50,6 +50,15 @@ if [ -f "$root/steps.conf" ]; then
     done
 fi
 
+# How long a grading takes (make bench-grading's summary) into the top-level
+# README's <!-- bench:grading --> block: no make bench log needed.
+# BENCH_GRADING names another summary file.
+grading_summary=${BENCH_GRADING:-$(dirname "$log")/bench-grading.txt}
+if [ -s "$grading_summary" ] && grep -qx -- '<!-- bench:grading -->' "$root/README.md" 2>/dev/null; then
+    fill_block "$root/README.md" "<!-- bench:grading -->" "<!-- /bench -->" "$(cat "$grading_summary")"
+    echo "updated $root/README.md (grading times)" >&2
+fi
+
 [ -f "$log" ] || { echo "readme-figures: no $log: run make bench first" >&2; exit 1; }
 grep -q $'^device\t' "$log" && grep -q $'^time\t' "$log" || {
     echo "readme-figures: $log holds no timed kernel (did make bench find no GPU?): no figure was changed" >&2
