@@ -187,7 +187,9 @@ on_gpu() {
     shift
     command -v flock >/dev/null || { "$@"; return; }
     asked=$EPOCHREALTIME
-    exec {fd}>>"$lock"
+    # (Read only: a lock that graders of several users share may be theirs.)
+    [ -e "$lock" ] || : 2>/dev/null >>"$lock"
+    exec {fd}<"$lock"
     flock "--$([ "$mode" = alone ] && echo exclusive || echo shared)" "$fd"
     got=$EPOCHREALTIME
     "$@" {fd}>&- || rc=$?
@@ -455,7 +457,7 @@ fail_wrong_run() {
 checks_file() { echo "$(verdict_dir)/checks.records"; }
 all_check_sizes() {
     local block file
-    file=$(verdict_dir)/check-sizes  # (worked out once a grading: a tenth of a second each time)
+    file=$(verdict_dir)/sizes-checked  # (worked out once a grading: a tenth of a second each time)
     if [ ! -s "$file" ]; then
         mkdir -p "$(verdict_dir)"
         for block in $(step_setting blocks | tr ',' ' '); do check_sizes "$block"; done | sort -nu | paste -sd, - >"$file.$$"
@@ -747,15 +749,16 @@ lesson_metric_here() {
     # (Thousands of names: a file, not an argument. ncu takes 2 s to list
     # them: asked once a grading, by grading/grade while the steps build,
     # which marks it ncu-metrics.asked; else here.)
+    # A listing that failed or came out empty is not kept: it is asked again.
     known=$GRADE_RESULTS/ncu-metrics
-    if [[ $metric == *\?* ]] && [ ! -e "$known" ]; then
-        while [ -e "$known.asked" ] && [ ! -e "$known" ] && [ "$waited" -lt 600 ]; do
+    if [[ $metric == *\?* ]] && [ ! -s "$known" ]; then
+        while [ -d "$known.asked" ] && [ ! -s "$known" ] && [ "$waited" -lt 600 ]; do
             sleep 0.1
             waited=$((waited + 1))
         done
-        if [ ! -e "$known" ]; then
+        if [ ! -s "$known" ]; then
             "$ncu" --query-metrics 2>/dev/null | awk 'NF { print $1 }' >"$known.$$"
-            mv -f "$known.$$" "$known"
+            if [ -s "$known.$$" ]; then mv -f "$known.$$" "$known"; else rm -f "$known.$$"; fi
         fi
     fi
     awk -v metric="$metric" -v known="$known" 'BEGIN {

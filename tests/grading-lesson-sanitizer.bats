@@ -448,9 +448,21 @@ SCRIPT
     # Where none was asked for, it asks, once a grading.
     rm -rf "$GRADE_RESULTS"
     mkdir -p "$GRADE_RESULTS"
+    printf '#!/bin/sh\necho "$*" >>%q\necho "smsp__atoms  Counter"\n' "$BATS_TEST_TMPDIR/asked" >"$BATS_TEST_TMPDIR/ncu"
     run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
+    assert_output "smsp__stores.sum+smsp__atoms.sum/launch__grid_size"
     run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
     assert_equal "$(cat "$BATS_TEST_TMPDIR/asked")" "--query-metrics"
+    # A listing that came out empty (ncu failed) is not kept for the other
+    # lessons, nor is a mark whose listing never came waited on past its end.
+    rm -rf "$GRADE_RESULTS" "$BATS_TEST_TMPDIR/asked"
+    mkdir -p "$GRADE_RESULTS"
+    printf '#!/bin/sh\necho "$*" >>%q\nexit 1\n' "$BATS_TEST_TMPDIR/asked" >"$BATS_TEST_TMPDIR/ncu"
+    run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
+    assert_output "smsp__stores.sum/launch__grid_size"
+    run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
+    assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/asked")" 2
+    assert [ ! -e "$GRADE_RESULTS/ncu-metrics" ]
 }
 
 # A lesson counts the same work whatever instruction does it: a ?term (an
@@ -467,7 +479,7 @@ SCRIPT
     # The GPU's ncu lists the atomics' counter (and the stores'), not the other.
     # (ncu is asked once a grading: a new listing, a new grading.)
     FAKE_NCU_SAYS='Metric Name      Metric Type\nsmsp__stores     Counter\nsmsp__atoms      Counter\n'
-    rm "$GRADE_RESULTS/ncu-metrics"
+    rm -f "$GRADE_RESULTS/ncu-metrics"
     run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)"
     assert_output "smsp__stores.sum+smsp__atoms.sum/launch__grid_size"
     # The learner's kernel makes its stores as atomics: counted, it fails.
@@ -478,7 +490,7 @@ SCRIPT
     assert_output --partial "mine: 55 stores per block over its 1 launches; the starting kernel reduce_start: 55 over its 1."
     # Where the GPU's ncu has no such counter, no such instruction runs: out.
     FAKE_NCU_SAYS='Metric Name      Metric Type\nsmsp__stores     Counter\n'
-    rm "$GRADE_RESULTS/ncu-metrics"
+    rm -f "$GRADE_RESULTS/ncu-metrics"
     run grade_lesson
     assert_success
     # A real GPU's ncu lists thousands (5,540 on an H200, a megabyte): more
@@ -489,7 +501,7 @@ SCRIPT
     printf '#!/usr/bin/env bash\n[ "$1" = --query-metrics ] && exec cat %q\nexec %q "$@"\n' "$listing" "$GRADE_NCU" >"$BATS_TEST_TMPDIR/ncu"
     chmod +x "$BATS_TEST_TMPDIR/ncu"
     FAKE_NCU_SAYS=""
-    rm "$GRADE_RESULTS/ncu-metrics"
+    rm -f "$GRADE_RESULTS/ncu-metrics"
     run lesson_metric_here "$BATS_TEST_TMPDIR/ncu" "$(step_setting lesson_metric)"
     assert_success
     assert_output "smsp__stores.sum+smsp__atoms.sum/launch__grid_size"
