@@ -185,6 +185,18 @@ SCRIPT
         assert_failure
         assert_output --partial "REQUIRE_GPU=1 asks for one"
     done
+    # Where compute-sanitizer is there (a GPU machine's toolkit), the program
+    # ends under it before its first call (exit 77): said as a skip, or under
+    # REQUIRE_GPU=1 as the reason of the failure, as without the tool.
+    printf '#!/bin/sh\n[ "$1" = --help ] && exit 0\necho "========= Error: Target application terminated before first instrumented API call"\nexit 77\n' >"$bin/compute-sanitizer"
+    chmod +x "$bin/compute-sanitizer"
+    run env -u CUDA_VISIBLE_DEVICES PATH="$bin:$PATH" make -C "$W" sanitize EX=04 NVCC="$TOOLKIT/bin/nvcc" SM=90
+    assert_success
+    assert_output --partial "sanitize: skipped: no usable CUDA device"
+    run env -u CUDA_VISIBLE_DEVICES PATH="$bin:$PATH" REQUIRE_GPU=1 make -C "$W" sanitize EX=04 NVCC="$TOOLKIT/bin/nvcc" SM=90
+    assert_failure
+    assert_output --partial "sanitize: no usable CUDA device, and REQUIRE_GPU=1 asks for one"
+    refute_output --partial "skipped"
     # make profile wrote no results for a run that did not happen.
     [ ! -e "$W/results/profile-04.txt" ] || fail "make profile wrote $(cat "$W/results/profile-04.txt")"
     # Where no GPU is sure before the build (every GPU hidden), REQUIRE_GPU=1 fails as well.

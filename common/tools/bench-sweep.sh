@@ -59,7 +59,7 @@ if [ -z "$from" ]; then
             cat "$run_log" >>"$new_log"
             case $rc in
             0) ;;
-            77) echo "bench-sweep: skipped: no usable CUDA device" >&2; mv "$new_log" "$results/sweep-failed.log"; exit 77 ;;
+            77) say_no_gpu; mv "$new_log" "$results/sweep-failed.log"; exit 77 ;;
             *) echo "bench-sweep: $step failed at N = $n; its records are in $results/sweep-failed.log" >&2
                mv "$new_log" "$results/sweep-failed.log"; exit 1 ;;
             esac

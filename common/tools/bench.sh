@@ -55,7 +55,7 @@ for step in "$@"; do
     cat "$run_log" >>"$new_log"
     case $rc in
     0) ;;
-    77) status=77; echo "bench: skipped: no usable CUDA device" >&2; break ;;
+    77) status=77; say_no_gpu; break ;;
     124 | 137) echo "bench: $step timed out" >&2; status=1 ;;
     *) echo "bench: $step failed (exit $rc)" >&2; status=1 ;;
     esac

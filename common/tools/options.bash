@@ -88,12 +88,19 @@ skip_without_gpu() {
     else
         why=" ($(no_usable_gpu))" || return 0
     fi
-    if [ "${REQUIRE_GPU:-0}" = 1 ]; then  # (make turns the 77 into a failure)
-        echo "${OPTIONS_NAME:-$(basename "$0")}: no usable CUDA device$why, and REQUIRE_GPU=1 asks for one" >&2
-    else
-        echo "${OPTIONS_NAME:-$(basename "$0")}: skipped: no usable CUDA device$why" >&2
-    fi
+    say_no_gpu "$why"
     exit 77
+}
+
+# say_no_gpu [WHY]: the line said where no CUDA device can be used (the
+# caller then exits 77): a skip, or under REQUIRE_GPU=1, which make turns
+# into a failure, the reason it fails. WHY follows "no usable CUDA device".
+say_no_gpu() {
+    if [ "${REQUIRE_GPU:-0}" = 1 ]; then
+        echo "${OPTIONS_NAME:-$(basename "$0")}: no usable CUDA device${1:-}, and REQUIRE_GPU=1 asks for one" >&2
+    else
+        echo "${OPTIONS_NAME:-$(basename "$0")}: skipped: no usable CUDA device${1:-}" >&2
+    fi
 }
 
 # no_usable_gpu: true, with the reason on one line, where it is certain that

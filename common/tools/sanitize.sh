@@ -106,7 +106,7 @@ for tool in $tools; do
     # alone beside three busy tools may find none free.
     if [ "$status" -eq 77 ] || { [ "$status" -ne 0 ] && [ "$status" -ne 99 ] &&
         { "$program" --check -n 1 >/dev/null 2>&1; [ $? -eq 77 ]; }; }; then
-        echo "sanitize: skipped: no usable CUDA device" >&2
+        say_no_gpu
         exit 77
     fi
     # memcheck and synccheck end with "ERROR SUMMARY: N errors"; racecheck
