@@ -50,14 +50,38 @@ load grading-helpers
     assert_line --regexp '^06 +'
     assert_line "GPU held alone, all steps: 6 s"
     assert_line "tests: 12, 0 failed, 0 skipped"
-    # A failed or skipped test: no bench of a full grading.
-    sed -i '3s/\tpassed\t/\tfailed\t/' "$dir/tests.tsv"
+    # A failed or skipped test: no bench of a full grading, and it says so.
+    sed -i '3s/\tpassed\t/\tfailed\t/; 4s/\tpassed\t/\tskipped\t/' "$dir/tests.tsv"
     run "$WORKBOOK_DIR/grading/bench" --read "$dir"
     assert_failure 1
-    assert_line "tests: 12, 1 failed, 0 skipped"
+    assert_line "tests: 12, 1 failed, 1 skipped"
+    assert_line "bench: not a full grading (1 failed, 1 skipped: no GPU?): its seconds are no figure"
     run "$WORKBOOK_DIR/grading/bench" --read "$BATS_TEST_TMPDIR/nowhere"
     assert_failure 2
     assert_output --partial "no tests.tsv there"
     run "$WORKBOOK_DIR/grading/bench" --jobs 0
     assert_failure 2
+}
+
+# A grading that did not run (grade refused its options, say) measures
+# nothing: bench shows why, and neither an earlier grading's records nor its
+# summary are read or written as this one's.
+@test "bench of a grading that did not run shows why, and reads no earlier grading's records as its own" {
+    local W=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$W/grading" "$W/common/tools" "$W/results/bench-grading"
+    cp "$WORKBOOK_DIR/grading/bench" "$W/grading/"
+    cp "$WORKBOOK_DIR/common/tools/options.bash" "$W/common/tools/"
+    printf '#!/bin/sh\necho "grade: no step 99 in steps.conf (the steps: 04)" >&2\nexit 2\n' >"$W/grading/grade"
+    chmod +x "$W/grading/grade"
+    # An earlier grading's records, and its summary.
+    cp "$FIXTURES/bench/tests.tsv" "$FIXTURES/bench/gpu-use.tsv" "$W/results/bench-grading/"
+    : >"$W/results/bench-grading/.grade-results"
+    echo "the earlier summary" >"$W/results/bench-grading.txt"
+    run "$W/grading/bench" --step 99
+    assert_failure 2
+    assert_output --partial "grade: no step 99 in steps.conf"
+    assert_output --partial "bench: the grading did not run"
+    refute_output --partial "GPU held alone"
+    assert_equal "$(cat "$W/results/bench-grading.txt")" "the earlier summary"
+    assert [ ! -e "$W/results/bench-grading/tests.tsv" ]
 }
