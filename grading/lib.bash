@@ -473,8 +473,9 @@ checks_ready() {
 }
 
 # block_checked_right BLOCK: the run of every block (checks_ready) shows BLOCK
-# (a square one, NxN, where a matrix step's blocks= says N) right at every size: the run ended (status 0 or 1), with no finding of the
-# launch audit, every check of that block right, and every size checked.
+# (a square one, NxN, where a matrix step's blocks= says N) right at every
+# size: the run ended (status 0 or 1), with no finding of the launch audit,
+# every check of that block right, and every size checked.
 # Where it does not (a mismatch, a crash or a timeout anywhere in that block),
 # the block is checked again alone, as before, and judged on that run.
 block_checked_right() {
@@ -945,7 +946,8 @@ grade_lesson() {
             ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run) --watched-only
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
-    # What ncu and the program said (its passes, "==PROF=="), kept for whoever reads why.
+    # What the profiled run printed (the program's heading once a pass of
+    # ncu's, and whatever else it said), kept for whoever reads why.
     head -c 100000 <<<"$output" >"$(verdict_dir)/lesson.out"
     if grep -qs ERR_NVGPUCTRPERM "$csv" || grep -q ERR_NVGPUCTRPERM <<<"$output"; then
         skip_with lesson "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM), so the lesson cannot be graded here. Fix: run the grader as root, or have an administrator allow profiling for all users (options nvidia NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reboot; https://developer.nvidia.com/ERR_NVGPUCTRPERM)"
