@@ -37,6 +37,18 @@ graded_timed() {
     echo "$(step_field "$1" timed) --only $GRADED_ROLES"
 }
 
+# ncu_metric_names NCU FILE: the names of the metrics NCU has for this GPU
+# (--query-metrics), one a line, into FILE; status 1, and FILE not written,
+# where ncu failed or listed none (then it is asked again, not read as none).
+ncu_metric_names() {
+    local part=$2.$$
+    if "$1" --query-metrics >"$part.raw" 2>/dev/null && awk 'NF { print $1 }' "$part.raw" >"$part" && [ -s "$part" ]; then
+        mv -f "$part" "$2"
+    fi
+    rm -f "$part.raw" "$part"
+    [ -s "$2" ]
+}
+
 # write_step_tests STEP DIR: write DIR/STEP.bats, the step's tests, from its
 # entry in steps.conf: it builds; the integrity of the learner's file (before
 # any run of it); it is right with every block size of its `blocks` (one

@@ -757,10 +757,7 @@ lesson_metric_here() {
             sleep 0.1
             waited=$((waited + 1))
         done
-        if [ ! -s "$known" ]; then
-            "$ncu" --query-metrics 2>/dev/null | awk 'NF { print $1 }' >"$known.$$"
-            if [ -s "$known.$$" ]; then mv -f "$known.$$" "$known"; else rm -f "$known.$$"; fi
-        fi
+        [ -s "$known" ] || ncu_metric_names "$ncu" "$known" || true
     fi
     awk -v metric="$metric" -v known="$known" 'BEGIN {
         while ((getline name < known) > 0) have[name] = 1

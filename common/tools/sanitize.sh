@@ -63,7 +63,7 @@ trap 'rm -rf "$logs"' EXIT
 # is watched. The options' names changed in CUDA 12 (--filter and --exclude
 # before).
 HARNESS_SCRUBS="_Z19scrub_shared_memoryjb _Z18scrub_local_memoryILi1024EEvb _Z18scrub_local_memoryILi4096EEvb _Z18scrub_local_memoryILi16384EEvb"
-racecheck_skips=()
+racecheck_filters=()
 if [[ " $tools " == *" racecheck "* ]]; then
     help=$("$sanitizer" --help 2>/dev/null)
     include="" exclude=""
@@ -73,17 +73,17 @@ if [[ " $tools " == *" racecheck "* ]]; then
     learners=""
     [ ! -f "$table" ] || learners=$(awk -F'\t' '$1 == "kernel" { for (i = 2; i <= NF; i++) if ($i ~ /^name=/) print substr($i, 6) }' "$table")
     if [ -n "$learners" ] && [ -n "$include" ] && ! grep -qvE '^[A-Za-z_$][A-Za-z0-9_$]*$' <<<"$learners"; then
-        for kernel in $learners; do racecheck_skips+=("$include" "kne=$kernel"); done
+        for kernel in $learners; do racecheck_filters+=("$include" "kne=$kernel"); done
     elif [ -n "$exclude" ]; then
-        for kernel in $HARNESS_SCRUBS; do racecheck_skips+=("$exclude" "kne=$kernel"); done
+        for kernel in $HARNESS_SCRUBS; do racecheck_filters+=("$exclude" "kne=$kernel"); done
     fi
 fi
 
 # run_tool TOOL: PROGRAM under TOOL, its output in $logs/TOOL, its status in $logs/TOOL.status.
 run_tool() {
-    local skips=()
-    [ "$1" != racecheck ] || skips=(${racecheck_skips[@]+"${racecheck_skips[@]}"})
-    "$sanitizer" --tool "$1" ${skips[@]+"${skips[@]}"} --error-exitcode 99 "$program" "${args[@]}" >"$logs/$1" 2>&1
+    local filters=()
+    [ "$1" != racecheck ] || filters=(${racecheck_filters[@]+"${racecheck_filters[@]}"})
+    "$sanitizer" --tool "$1" ${filters[@]+"${filters[@]}"} --error-exitcode 99 "$program" "${args[@]}" >"$logs/$1" 2>&1
     echo $? >"$logs/$1.status"
 }
 args=("$@")
