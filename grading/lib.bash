@@ -934,11 +934,15 @@ grade_lesson() {
     # (tests/mutants/03-replay-pass-shared-marker.patch). A program run
     # again scrubs before the call, as every timed run does. Each pass runs
     # the watched round alone (--watched-only), not the hundred rounds
-    # around it: nothing of those reaches the round's calls.
+    # around it: nothing of those reaches the round's calls. ncu counts the
+    # two kernels compared and no other launch of the round (the inputs',
+    # the scrub's, the cache flush's, cuBLAS's): each launch it profiles
+    # costs it time in every pass, and their figures are read nowhere.
     local try
     for try in 1 2; do
         # shellcheck disable=SC2046
         run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
+            --kernel-name-base demangled --kernel-name "regex:$(lesson_kernels_regex "$start_kernel" "$graded_kernel")" \
             --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
             ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run) --watched-only
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
@@ -1018,6 +1022,17 @@ grade_lesson() {
         fi
     fi
     record lesson pass "${figures[@]}"
+}
+
+# lesson_kernels_regex NAME...: a regular expression (ncu's --kernel-name
+# regex:, on the demangled name) for the kernels of these names, as ncu
+# spells them: "void mine<256u>(const int *, int *, unsigned int)", with a
+# namespace ("ws::mine(...)", "(anonymous namespace)::mine(...)") or none
+# at all (extern "C": "mine"); never another name that begins or ends so
+# (mine_helper, not_mine). Names are identifiers (steps.conf).
+lesson_kernels_regex() {
+    local IFS='|'
+    echo "(^|[^A-Za-z0-9_])($*)([<(]|\$)"
 }
 
 # The most of its ceiling a graded kernel can honestly reach, in percent:

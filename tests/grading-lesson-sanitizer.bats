@@ -42,6 +42,30 @@ load grading-helpers
     assert_equal "$(grep -A1 -x -- --replay-mode "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1)" application
 }
 
+@test "the lesson's profile counts the two kernels compared, however the learner's is spelled, and no other launch" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80)
+    FAKE_NCU_ARGS=$BATS_TEST_TMPDIR/ncu-args run grade_lesson
+    assert_success
+    assert_equal "$(grep -A1 -x -- --kernel-name-base "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1)" demangled
+    local filter
+    filter=$(grep -A1 -x -- --kernel-name "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1)
+    [[ $filter == regex:* ]]
+    # The names as ncu demangles them: a template, a namespace, an anonymous
+    # one, extern "C"; the starting kernel; and never a name that only
+    # begins, ends or holds one of the two.
+    local name
+    for name in "void mine<256u>(const int *, int *, unsigned int)" "ws::mine(const int *, int *, unsigned int)" \
+        "(anonymous namespace)::mine(const int *, int *, unsigned int)" mine "reduce_start(const int *, int *, unsigned int)"; do
+        grep -qE -- "${filter#regex:}" <<<"$name" || fail "the lesson's filter leaves out: $name"
+    done
+    for name in "mine_helper(const int *)" "not_mine(const int *)" "void helper<&mine>(int)" "reduce_start2(int)" scrub_shared_memory; do
+        ! grep -qE -- "${filter#regex:}" <<<"$name" || fail "the lesson's filter takes: $name"
+    done
+}
+
 # A second figure of the learner's kernel alone (steps.conf lesson_also,
 # LEFT>=RIGHT): step 03's bytes read from shared memory against those loaded
 # from global memory, so that reuse in registers alone (global loads cut by
