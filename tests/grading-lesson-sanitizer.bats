@@ -30,28 +30,31 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail yours=55 start=45 factor=2.0 thresholds=thresholds.conf
 }
 
-@test "the lesson's profile runs the whole program again for each pass of ncu, never the kernel again within a run" {
+# profiled_honestly: the fake step's lesson graded, passing, with the
+# arguments ncu was given kept in ncu-args, one a line; ncu_arg OPTION: the
+# value given to OPTION.
+profiled_honestly() {
     use_fake_step
     fake_tools
     record check-32 pass
     FAKE_CSV=$(lesson_csv 220 80)
     FAKE_NCU_ARGS=$BATS_TEST_TMPDIR/ncu-args run grade_lesson
     assert_success
+}
+ncu_arg() { grep -A1 -x -- "$1" "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1; }
+
+@test "the lesson's profile runs the whole program again for each pass of ncu, never the kernel again within a run" {
+    profiled_honestly
     # A kernel replayed within one run finds its shared memory as its last
     # pass left it, and can count its passes; a program run again scrubs it.
-    assert_equal "$(grep -A1 -x -- --replay-mode "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1)" application
+    assert_equal "$(ncu_arg --replay-mode)" application
 }
 
 @test "the lesson's profile counts the two kernels compared, however the learner's is spelled, and no other launch" {
-    use_fake_step
-    fake_tools
-    record check-32 pass
-    FAKE_CSV=$(lesson_csv 220 80)
-    FAKE_NCU_ARGS=$BATS_TEST_TMPDIR/ncu-args run grade_lesson
-    assert_success
-    assert_equal "$(grep -A1 -x -- --kernel-name-base "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1)" demangled
+    profiled_honestly
+    assert_equal "$(ncu_arg --kernel-name-base)" demangled
     local filter
-    filter=$(grep -A1 -x -- --kernel-name "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1)
+    filter=$(ncu_arg --kernel-name)
     [[ $filter == regex:* ]]
     # The names as ncu demangles them: a template, a namespace, an anonymous
     # one, extern "C"; the starting kernel; and never a name that only
