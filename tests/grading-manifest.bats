@@ -73,6 +73,13 @@ load grading-helpers
         at_least "$factor" 1.5 || fail "lesson factor $factor for $step would pass a kernel that barely moved"
         grep -q "__global__ void $(step_field "$step" lesson_start)\b" "$WORKBOOK_DIR"/common/core/*.cu "$WORKBOOK_DIR"/common/tracks/*/*.cu "$WORKBOOK_DIR/$step/main.cu" ||
             fail "$step: its lesson_start names no kernel of the harness"
+        # The lesson's ncu takes the two kernels by a name filter
+        # (lesson_kernels_regex), which on an H200 (ncu 2025.3) missed an
+        # extern "C" kernel whose name another alternative began: name the
+        # starting kernel and the graded one so that neither begins the other.
+        start=$(step_field "$step" lesson_start)
+        graded=$(step_field "$step" audit | tr ' ' '\n' | sed -n 's/^kernel=//p')
+        [[ $graded != "$start"* && $start != "$graded"* ]] || fail "$step: lesson_start $start and the graded kernel $graded: one name begins the other, which ncu's filter may miss"
     done
     [ "$checked" -ge 1 ] || fail "no step of steps.conf has a lesson test to check"
 }
