@@ -55,7 +55,7 @@ ncu_arg() { grep -A1 -x -- "$1" "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1; }
     assert_equal "$(ncu_arg --kernel-name-base)" demangled
     local filter
     filter=$(ncu_arg --kernel-name)
-    [[ $filter == regex:* ]]
+    [[ $filter == regex:* ]] || fail "the lesson's ncu was given no regex: --kernel-name '$filter'"
     # The names as ncu demangles them: a template, a namespace, an anonymous
     # one, extern "C"; the starting kernel; and never a name that only
     # begins, ends or holds one of the two.

@@ -79,6 +79,7 @@ load grading-helpers
         # starting kernel and the graded one so that neither begins the other.
         start=$(step_field "$step" lesson_start)
         graded=$(step_field "$step" audit | tr ' ' '\n' | sed -n 's/^kernel=//p')
+        [ -n "$graded" ] || fail "$step: a lesson, and no kernel= in its audit for the lesson to count"
         [[ $graded != "$start"* && $start != "$graded"* ]] || fail "$step: lesson_start $start and the graded kernel $graded: one name begins the other, which ncu's filter may miss"
     done
     [ "$checked" -ge 1 ] || fail "no step of steps.conf has a lesson test to check"
