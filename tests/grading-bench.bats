@@ -80,11 +80,30 @@ load grading-helpers
     cp "$FIXTURES/bench/tests.tsv" "$FIXTURES/bench/gpu-use.tsv" "$W/results/bench-grading/"
     : >"$W/results/bench-grading/.grade-results"
     echo "the earlier summary" >"$W/results/bench-grading.txt"
-    run "$W/grading/bench" --step 99
+    WORKBOOK_GPU=usable run "$W/grading/bench" --step 99
     assert_failure 2
     assert_output --partial "grade: no step 99 in steps.conf"
     assert_output --partial "bench: the grading did not run"
     refute_output --partial "GPU held alone"
     assert_equal "$(cat "$W/results/bench-grading.txt")" "the earlier summary"
     assert [ ! -e "$W/results/bench-grading/tests.tsv" ]
+}
+
+# Without a GPU a grading measures its skips only: bench says so at once,
+# grades nothing, and leaves the last summary alone.
+@test "bench without a usable GPU says so at once and grades nothing" {
+    local W=$BATS_TEST_TMPDIR/wb
+    mkdir -p "$W/grading" "$W/common/tools"
+    cp "$WORKBOOK_DIR/grading/bench" "$W/grading/"
+    cp "$WORKBOOK_DIR/common/tools/options.bash" "$W/common/tools/"
+    printf '#!/bin/sh\ntouch "%s/graded"\n' "$BATS_TEST_TMPDIR" >"$W/grading/grade"
+    chmod +x "$W/grading/grade"
+    CUDA_VISIBLE_DEVICES=-1 run "$W/grading/bench"
+    assert_failure 77
+    assert_output "bench: skipped: no usable CUDA device (CUDA_VISIBLE_DEVICES='-1' hides every GPU)"
+    assert [ ! -e "$BATS_TEST_TMPDIR/graded" ]
+    assert [ ! -e "$W/results/bench-grading.txt" ]
+    # Asked already (make bench-grading): not asked again.
+    CUDA_VISIBLE_DEVICES=-1 WORKBOOK_GPU=usable run "$W/grading/bench"
+    assert [ -e "$BATS_TEST_TMPDIR/graded" ]
 }
