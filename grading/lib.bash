@@ -739,14 +739,20 @@ find_cuda_tool() {
     cuda_tool "$@" || true
 }
 
-# lesson_metric_here NCU METRIC: METRIC (a lesson_metric of steps.conf) as
-# the profiler here can count it. A term written ?NAME counts work that some
-# GPUs have no instruction for (cp.async before sm_80): it is kept where this
-# ncu lists NAME for the GPU here (--query-metrics), and left out elsewhere,
-# where that work cannot be done. Every other term is always asked for: one
-# that ncu lacks fails the lesson with ncu's own message, never a silent 0.
+# lesson_metric_here NCU METRIC [FAMILIES]: METRIC (a lesson_metric of
+# steps.conf) as the profiler here can count it. A term written ?NAME counts
+# work that some GPUs have no instruction for (cp.async before sm_80), and
+# that most kernels never do (an atomic, a cp.async, an ldmatrix): it is kept
+# where this ncu lists NAME for the GPU here (--query-metrics), and where
+# FAMILIES (lesson_families: what the learner's module holds) names the
+# family of instructions that feeds it (lesson_term_family); left out
+# elsewhere, where that work is not done: each counter fewer can be a pass
+# fewer of the program under ncu. A term whose family is unknown, or
+# FAMILIES "all" (or none given), is kept. Every other term is always asked
+# for: one that ncu lacks fails the lesson with ncu's own message, never a
+# silent 0.
 lesson_metric_here() {
-    local ncu=$1 metric=$2 known waited=0
+    local ncu=$1 metric=$2 families=${3-all} known waited=0
     # (Thousands of names: a file, not an argument. ncu takes 2 s to list
     # them: asked once a grading, by grading/grade while the steps build,
     # which marks it ncu-metrics.asked; else here.)
@@ -759,7 +765,8 @@ lesson_metric_here() {
         done
         [ -s "$known" ] || ncu_metric_names "$ncu" "$known" || true
     fi
-    awk -v metric="$metric" -v known="$known" 'BEGIN {
+    awk -v metric="$metric" -v known="$known" -v families=" $families " -f "$GRADING_DIR/lesson-terms.awk" -f <(cat <<'AWK'
+    BEGIN {
         while ((getline name < known) > 0) have[name] = 1
         rest = metric; out = ""; carry = ""
         while (rest != "") {
@@ -770,13 +777,31 @@ lesson_metric_here() {
             carry = ""
             if (substr(term, 1, 1) == "?") {
                 term = substr(term, 2); base = term; sub(/\..*/, "", base)
-                if (!(base in have)) { if (sep == "/") carry = "/"; continue }
+                family = term_family(base)
+                if (!(base in have) || (family != "" && families !~ / (all|call) / && !index(families, " " family " "))) {
+                    if (sep == "/") carry = "/"
+                    continue
+                }
             }
             if (out == "" && sep == "+") sep = ""
             out = out sep term
         }
         print out
-    }'
+    }
+AWK
+    )
+}
+
+# lesson_families: the families of instructions (kernels.awk's feeds records:
+# atomic, cp.async, cp.async.bulk, ldmatrix, stmatrix, call) that the
+# learner's module holds, anywhere in it, on one line; "all" where its
+# table cannot be read. The starting kernels hold none of them
+# (tests/grading-manifest.bats), so what the module holds is all that the
+# lesson's two kernels can do.
+lesson_families() {
+    local table
+    table=$(module_table) && [ -r "$table" ] && grep -q '^kernel' "$table" || { echo all; return; }
+    awk -F'\t' -f "$RECORDS_READER" -f <(echo '$1 == "feeds" && !seen[field("family")]++ { printf "%s%s", (n++ ? " " : ""), field("family") } END { print "" }') "$table"
 }
 
 # lesson_value CSV METRIC NAMES: from ncu's raw CSV page, METRIC over every
@@ -903,15 +928,17 @@ grade_lesson() {
     if [ -z "$ncu" ]; then
         skip_with lesson "ncu (Nsight Compute) not found: it comes with the CUDA toolkit; put its bin/ on PATH to grade the lesson"
     fi
-    metric=$(lesson_metric_here "$ncu" "$(step_setting lesson_metric)")
+    local families
+    families=$(lesson_families)
+    metric=$(lesson_metric_here "$ncu" "$(step_setting lesson_metric)" "$families")
     # No metric would count nothing for either kernel, and 0 <= 0 would pass.
     [ -n "$metric" ] || { record lesson fail reason="no metric"; fail "the lesson's metric could not be read (steps.conf lesson_metric=$(step_setting lesson_metric))"; return; }
     # The second figure (steps.conf lesson_also, LEFT>=RIGHT), counted in the same profile.
     local also also_left="" also_right=""
     also=$(step_setting lesson_also)
     if [ -n "$also" ]; then
-        also_left=$(lesson_metric_here "$ncu" "${also%%>=*}")
-        also_right=$(lesson_metric_here "$ncu" "${also#*>=}")
+        also_left=$(lesson_metric_here "$ncu" "${also%%>=*}" "$families")
+        also_right=$(lesson_metric_here "$ncu" "${also#*>=}" "$families")
         [[ $also == *">="* && -n $also_left && -n $also_right ]] ||
             { record lesson fail reason="no metric"; fail "the lesson's second figure could not be read (steps.conf lesson_also=$also: LEFT>=RIGHT)"; return; }
     fi

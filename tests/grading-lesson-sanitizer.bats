@@ -539,3 +539,52 @@ SCRIPT
     assert_failure
     assert_output --partial "the lesson's metric could not be read"
 }
+
+# Each counter ncu reads may cost the lesson another run of the program, so
+# a ?term is asked for only where an instruction that feeds it can run: one
+# of the learner's module (kernels.awk's feeds records, anywhere in it), the
+# starting kernels holding none (tests/grading-manifest.bats). An atomic
+# that does a load's work is counted; a call the table cannot read keeps
+# every term; a term of no known family is always kept.
+@test "the lesson asks for a ?term only where the learner's module holds an instruction that feeds it, and counts it there" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    local atom=smsp__sass_inst_executed_op_global_atom.sum copy=smsp__sass_inst_executed_op_ldgsts.sum ldsm=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum
+    sed "s|lesson_metric=smsp__stores.sum/|lesson_metric=smsp__stores.sum+?$atom+?$copy+?$ldsm+?smsp__other.sum/|" "$MANIFEST" >"$BATS_TEST_TMPDIR/steps.conf"
+    MANIFEST=$BATS_TEST_TMPDIR/steps.conf
+    FAKE_NCU_SAYS="Metric Name      Metric Type\nsmsp__stores Counter\n${atom%.sum} Counter\n${copy%.sum} Counter\n${ldsm%.sum} Counter\nsmsp__other Counter\n"
+    local table
+    table=$(module_table)
+    # The fake module holds plain loads and stores: the three are left out.
+    assert_equal "$(lesson_families)" ""
+    run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)" "$(lesson_families)"
+    assert_output "smsp__stores.sum+smsp__other.sum/launch__grid_size"
+    # A helper's atomic, anywhere in the module: the atomics' term is asked for.
+    printf 'feeds\tname=_Z6helperPi\tfamily=atomic\tinstruction=atom.global.add.u32\n' >>"$table"
+    run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)" "$(lesson_families)"
+    assert_output "smsp__stores.sum+$atom+smsp__other.sum/launch__grid_size"
+    printf 'feeds\tname=_Z4minePKiPij\tfamily=ldmatrix\tinstruction=ldmatrix.sync.aligned.m8n8.x4.shared.b16\n' >>"$table"
+    run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)" "$(lesson_families)"
+    assert_output "smsp__stores.sum+$atom+$ldsm+smsp__other.sum/launch__grid_size"
+    # ... and counted: the learner's stores made as atomics fail the lesson.
+    FAKE_CSV=$(printf '"ID","Kernel Name","launch__grid_size","smsp__stores.sum","%s","%s","smsp__other.sum"\n"","","","","","",""\n' "$atom" "$ldsm")
+    FAKE_CSV+=$'\n"0","_Z12reduce_startPKiPij","4","220","0","0","0"\n"1","_Z4minePKiPij","4","0","220","0","0"'
+    run grade_lesson
+    assert_failure
+    assert_output --partial "mine: 55 stores per block over its 1 launches; the starting kernel reduce_start: 55 over its 1."
+    # A call whose callee the table cannot read (printf's vprintf), or no
+    # table at all: every term.
+    printf 'feeds\tname=_Z4minePKiPij\tfamily=call\tinstruction=vprintf\n' >>"$table"
+    run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)" "$(lesson_families)"
+    assert_output "smsp__stores.sum+$atom+$copy+$ldsm+smsp__other.sum/launch__grid_size"
+    rm "$table"
+    assert_equal "$(lesson_families)" all
+    run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)" "$(lesson_families)"
+    assert_output "smsp__stores.sum+$atom+$copy+$ldsm+smsp__other.sum/launch__grid_size"
+    # Where the metric is not listed, the family does not keep it.
+    FAKE_NCU_SAYS="Metric Name      Metric Type\nsmsp__stores Counter\n"
+    rm -f "$GRADE_RESULTS/ncu-metrics"
+    run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)" "atomic call"
+    assert_output "smsp__stores.sum/launch__grid_size"
+}

@@ -85,6 +85,47 @@ load grading-helpers
     [ "$checked" -ge 1 ] || fail "no step of steps.conf has a lesson test to check"
 }
 
+# The lesson asks ncu for a ?term only where the learner's module holds an
+# instruction that feeds it (grading/lib.bash, lesson_families), which is
+# sound only if the starting kernel holds none: its figure would lose that
+# term. Each starting kernel is compiled as its step builds it, to PTX, and
+# read by kernels.awk: no feeds record, its own or a helper's; and every
+# ?term names a counter whose family grading/lesson-terms.awk knows (one it
+# does not is always asked for, at the cost of a pass).
+@test "no lesson's starting kernel holds an instruction only a ?term counts, and every ?term's family is known" {
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    command -v nvcc >/dev/null || skip "no nvcc here"
+    local step start file flags ptx=$BATS_TEST_TMPDIR/start.ptx table=$BATS_TEST_TMPDIR/start.kernels checked=0 term name
+    for step in $(manifest_steps); do
+        start=$(step_field "$step" lesson_start)
+        [ -n "$start" ] || continue
+        for term in $(step_field "$step" lesson_metric; step_field "$step" lesson_also | tr '>=' '  '); do
+            for term in $(tr '/+-' '   ' <<<"$term"); do
+                [[ $term == \?* ]] || continue
+                name=${term#?}
+                [ -n "$(awk -v t="${name%%.*}" -f "$GRADING_DIR/lesson-terms.awk" -f <(echo 'BEGIN { print term_family(t) }'))" ] ||
+                    fail "$step: ?$name feeds on no family that grading/lesson-terms.awk knows"
+            done
+        done
+        file=$(grep -l "__global__ void $start\b" "$WORKBOOK_DIR/$step/main.cu" "$WORKBOOK_DIR"/common/tracks/*/*.cu | head -n 1)
+        [ -n "$file" ] || fail "$step: no file of the harness defines $start"
+        flags=$(make -s -C "$WORKBOOK_DIR/$step" SM=75 print-learner-flags) || fail "$step: make print-learner-flags failed"
+        # shellcheck disable=SC2086
+        nvcc $flags -DSTEP_NAME="\"$step\"" -DSTEP_AUDIT='""' -ptx -o "$ptx" "$file" || fail "$step: $file does not compile to PTX"
+        awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$ptx" >"$table"
+        local found=0 record
+        while IFS=$'\t' read -r kind name rest; do
+            name=${name#name=}
+            [ "$(kernel_bare_name "$name")" = "$start" ] || continue
+            [ "$kind" != kernel ] || found=1
+            [ "$kind" != feeds ] || fail "$step: the starting kernel $start holds what a ?term counts: $rest"
+        done <"$table"
+        [ "$found" = 1 ] || fail "$step: kernels.awk found no kernel $start in $file"
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge 1 ] || fail "no lesson to check"
+}
+
 # A lesson that refuses an instruction says which later lesson allows it:
 # the first later step whose lesson allows it (steps.conf lesson_forbids).
 @test "the steps that refuse shuffles point to the first lesson that allows them, and none allows tensor cores" {

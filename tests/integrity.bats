@@ -304,6 +304,16 @@ CODE
     assert_output --partial "reduction_interleaved.ii is missing"
 }
 
+# table_without_feeds PTX...: the module's table (kernels.awk) but its feeds
+# records, which a test of their own reads.
+table_without_feeds() {
+    local table status
+    table=$(awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$@")
+    status=$?
+    awk '!/^feeds\t/' <<<"$table"
+    return "$status"
+}
+
 # The module's table (common/tools/kernels.awk), from the PTX of every
 # architecture: the program resets each variable it lists before every
 # launch, and refuses a module with one it cannot reach.
@@ -338,9 +348,102 @@ PTX
 	ret;
 }
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a" "$b"
+    run table_without_feeds "$a" "$b"
     assert_success
     assert_output "$(printf 'global\tname=table\tbytes=8\tspace=global\ntext\tname=$str\tbytes=4\nkernel\tname=k\tparams=8:8\nglobal\tname=only_here\tbytes=4\tspace=global\nglobal\tname=lookup\tbytes=64\tspace=const\nglobal\tname=__unnamed_1\tbytes=9\tspace=global\ttext=yes\nglobal\tname=bytes\tbytes=4\tspace=global\nhidden\tname=counter\tfunction=k')"
+}
+
+# The feeds records: which instructions that only some of a lesson's
+# counters see (its ?terms) each function holds, a helper's brought to its
+# caller, and a call whose callee the module does not show (printf's
+# vprintf, a pointer) as family call, so that the lesson keeps every term.
+@test "kernels.awk lists each function's atomics, cp.async, bulk copies and ldmatrix, its helpers' too, and a call it cannot read" {
+    local a=$BATS_TEST_TMPDIR/a.ptx
+    cat >"$a" <<'PTX'
+.extern .func  (.param .b32 func_retval0) vprintf
+(
+	.param .b64 vprintf_param_0,
+	.param .b64 vprintf_param_1
+)
+;
+.func _Z6helperPi(
+	.param .b64 _Z6helperPi_param_0
+)
+{
+	ld.param.u64 	%rd1, [_Z6helperPi_param_0];
+	red.global.add.u32 	[%rd1], 3;
+	ret;
+}
+.visible .entry _Z5outerPi(
+	.param .u64 _Z5outerPi_param_0
+)
+{
+	{ // callseq 0, 0
+	.param .b64 param0;
+	st.param.b64 	[param0], %rd1;
+	call.uni 
+	_Z6helperPi, 
+	(
+	param0
+	);
+	} // callseq 0
+	ret;
+}
+.visible .entry _Z6printsPi(
+	.param .u64 _Z6printsPi_param_0
+)
+{
+	{ // callseq 1, 0
+	.param .b64 param0;
+	.param .b64 param1;
+	.param .b32 retval0;
+	call.uni (retval0), 
+	vprintf, 
+	(
+	param0, 
+	param1
+	);
+	} // callseq 1
+	ret;
+}
+.visible .entry _Z8indirectPi(
+	.param .u64 _Z8indirectPi_param_0
+)
+{
+	call (retval0), %rd2, (param0), prototype_0;
+	ret;
+}
+.visible .entry _Z6copiesPKf(
+	.param .u64 _Z6copiesPKf_param_0
+)
+{
+	cp.async.ca.shared.global [%r1], [%rd1], 4, 4;
+	// begin inline asm
+	{ ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r2}, [%r3]; cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd2, {%r5, %r6}], [%r7]; }
+	// end inline asm
+	atom .shared .add.u32 %r8, [%r9], 1;
+	atom.shared.add.u32 %r8, [%r9], 2;
+	ret;
+}
+.visible .entry _Z5plainPKiPi(
+	.param .u64 _Z5plainPKiPi_param_0
+)
+{
+	ld.global.u32 %r1, [%rd1];
+	st.global.u32 [%rd2], %r1;
+	ret;
+}
+PTX
+    run awk -F'\t' '$1 == "feeds"' <(awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a")
+    assert_success
+    assert_output "$(printf 'feeds\tname=_Z6helperPi\tfamily=atomic\tinstruction=red.global.add.u32
+feeds\tname=_Z5outerPi\tfamily=atomic\tinstruction=call _Z6helperPi
+feeds\tname=_Z6printsPi\tfamily=call\tinstruction=vprintf
+feeds\tname=_Z8indirectPi\tfamily=call\tinstruction=rd2
+feeds\tname=_Z6copiesPKf\tfamily=cp.async\tinstruction=cp.async.ca.shared.global
+feeds\tname=_Z6copiesPKf\tfamily=ldmatrix\tinstruction=ldmatrix.sync.aligned.m8n8.x1.shared.b16
+feeds\tname=_Z6copiesPKf\tfamily=cp.async.bulk\tinstruction=cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+feeds\tname=_Z6copiesPKf\tfamily=atomic\tinstruction=atom.shared.add.u32')"
 }
 
 # A vector's lanes and a .b128 are sized as ptxas lays them out; a type the
@@ -372,7 +475,7 @@ PTX
 	ret;
 }
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     assert_output "$(printf 'global\tname=quad\tbytes=16\tspace=global\nglobal\tname=wide\tbytes=32\tspace=global\nhidden\tname=unknown\tfunction=(module scope)\ntext\tname=$str$1\tbytes=1\nkernel\tname=k\tparams=8:8\nhidden\tname=pad\tfunction=k\nhidden\tname=pair\tfunction=k\nhidden\tname=stash\tfunction=k\nop\tname=k\tfamily=atom.global\tinstruction=red.global.add.u32')"
 }
@@ -396,7 +499,7 @@ PTX
 	ret;
 }
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     assert_output "$(printf '%s\n' \
         $'text\tname=$str\tbytes=6' \
@@ -442,7 +545,7 @@ malloc (.param .b64 sz);
 	ret;
 }
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     assert_output "$(printf 'global\tname=my_malloc_count\tbytes=4\tspace=global\nkernel\tname=k\tparams=8:8\nclock\tname=k\tregister=malloc\nclock\tname=spare\tregister=malloc\nkernel\tname=slot\tparams=8:8\nclock\tname=slot\tregister=%%warpid')"
 }
@@ -538,7 +641,7 @@ $L__BB0_2:
 	.file	1 "/home/course/04-reduction-interleaved/reduction_interleaved.cu"
 	.file	2 "/usr/local/cuda/include/sm_30_intrinsics.hpp"
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     assert_output "$(printf '%s\n' \
         $'kernel\tname=k\tparams=8:8' \
@@ -611,7 +714,7 @@ PTX
 	ret;
 }
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     assert_output "$(printf '%s\n' \
         $'kernel\tname=k\tparams=8:8' \
@@ -1134,7 +1237,7 @@ $L__BB0_3:
 	ret;
 }
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     # (Every global atomic is also an op of family atom.global, which the
     # lessons of steps 04, 05 and 07 refuse: the test above.)
@@ -1382,7 +1485,7 @@ $L__BB2_2:
 	ret;
 }
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     output=$(grep -v $'\tfamily=atom.global\t' <<<"$output")
     # A store in a helper, then the ticket (stored); a helper's fence
@@ -1471,7 +1574,7 @@ PTX
 	ret;
 }
 PTX
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     assert_output "$(printf '%s\n' \
         $'global\tname=blocks_seen\tbytes=4\tspace=global' \
@@ -1493,7 +1596,7 @@ PTX
         printf '\t%%r9 = 0;\v%%r10 = %%total_smem_size;\n'
         printf '\tret;\n}\n'
     } >"$a"
-    run awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a"
+    run table_without_feeds "$a"
     assert_success
     assert_line --regexp $'^hidden\tname=ring\tfunction=k$'
     assert_line $'op\tname=k\tfamily=shfl\tinstruction=shfl.sync.down.b32'

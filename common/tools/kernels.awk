@@ -22,6 +22,20 @@
 #                                                     and the source line it came from where
 #                                                     the PTX says (-lineinfo); after the rest
 #                                                     of its file's lines
+#   feeds<TAB>name=FUNCTION<TAB>family=atomic<TAB>instruction=red.global.add.u32
+#                                                     a function that uses an instruction whose
+#                                                     work only some of a lesson's counters see
+#                                                     (its ?terms, steps.conf): family atomic
+#                                                     (atom, red, multimem, in any memory),
+#                                                     cp.async, cp.async.bulk (the TMA's),
+#                                                     ldmatrix or stmatrix; or call: a call of
+#                                                     a function whose body the module does not
+#                                                     hold before it (printf's vprintf, malloc,
+#                                                     assert's __assertfail) or through a
+#                                                     pointer, whose instructions no one can
+#                                                     read here. A call of a helper brings the
+#                                                     helper's families to its caller. Each
+#                                                     family once a function.
 #   unfenced<TAB>name=FUNCTION<TAB>instruction=atom.global.add.u32
 #                                                     a function that takes a ticket with a global
 #                                                     atomic after a store and loads after it,
@@ -430,7 +444,7 @@ function track_def(word, operands,    n, part, i, dest, value, regs) {
 # the caller's ticket. Only a function whose body came before the call
 # (nvcc writes a helper before its callers), at most sixteen calls deep. A
 # call under a guard may not run: what was written before it stays written.
-function call_watch(word, operands,    rest, name, dest, before, g, b, kept) {
+function call_watch(word, operands,    rest, name, dest, before, g, b, kept, f) {
     if (word ~ /^ld\.param(\.|$)/ && operands ~ /\[retval/ && returned != "") {
         dest = operands
         sub(/^[ \t]*/, "", dest)
@@ -448,6 +462,9 @@ function call_watch(word, operands,    rest, name, dest, before, g, b, kept) {
     if (!match(rest, /[A-Za-z_$][A-Za-z0-9_$]*/)) return
     name = substr(rest, RSTART, RLENGTH)
     calling = 0
+    if (body_size[name] > 0) {
+        for (f in FEED_FAMILIES) if ((name, f) in fed) feed(current, f, "call " name)
+    } else feed(current, "call", name)
     if (body_size[name] > 0 && replaying < 16) {
         before = stored
         for (b in written) kept[b] = 1
@@ -800,6 +817,23 @@ function op_family(word, operands) {
     return ""
 }
 
+# feed_family(word): which family of the feeds records an instruction is of
+# (none: ""). Every atomic and reduction, whatever its memory: a counter of
+# a lesson reads the global ones and the shared ones apart.
+function feed_family(word) {
+    if (word ~ /^(atom|red|multimem)\./) return "atomic"
+    if (word ~ /^cp(\.reduce)?\.async\.bulk(\.|$)/) return "cp.async.bulk"
+    if (word ~ /^cp\.async(\.|$)/) return "cp.async"
+    if (word ~ /^(ldmatrix|stmatrix)(\.|$)/) { sub(/\..*/, "", word); return word }
+    return ""
+}
+function feed(name, family, instruction) {
+    if (family == "" || name == "" || (name, family) in fed) return
+    fed[name, family] = 1
+    print "feeds\tname=" name "\tfamily=" family "\tinstruction=" instruction
+}
+BEGIN { split("atomic cp.async cp.async.bulk ldmatrix stmatrix call", feed_list, " "); for (ff in feed_list) FEED_FAMILIES[feed_list[ff]] = 1 }
+
 # A kernel launched in clusters by its own declaration, which no launch's
 # attributes show, and the cluster's registers: the blocks of a cluster read
 # and write one another's shared memory (family cluster, with mapa and
@@ -863,6 +897,7 @@ at > 0 && current != "" {
         }
         note_argument(word, operands)
         if (!call_watch(word, operands)) { ticket_watch(word, operands); track_def(word, operands) }
+        feed(current, feed_family(word), word)
         family = op_family(word, operands)
         if (family != "" && !((current, family) in op_seen)) {
             op_seen[current, family] = 1
