@@ -775,9 +775,12 @@ lesson_metric_here() {
             match(rest, /^[^-+\/]*/); term = substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1)
             if (carry == "/") sep = "/"
             carry = ""
+            if (sep == "/") below = 1
             if (substr(term, 1, 1) == "?") {
                 term = substr(term, 2); base = term; sub(/\..*/, "", base)
-                family = term_family(base)
+                # (A divisor's term is left out only where ncu lacks it: a
+                # figure's divisor is no counter of the work.)
+                family = below ? "" : term_family(base)
                 if (!(base in have) || (family != "" && families !~ / (all|call) / && !index(families, " " family " "))) {
                     if (sep == "/") carry = "/"
                     continue

@@ -582,6 +582,9 @@ SCRIPT
     assert_equal "$(lesson_families)" all
     run lesson_metric_here "$GRADE_NCU" "$(step_setting lesson_metric)" "$(lesson_families)"
     assert_output "smsp__stores.sum+$atom+$copy+$ldsm+smsp__other.sum/launch__grid_size"
+    # A divisor's term stays where ncu has it: the figure stays a ratio.
+    run lesson_metric_here "$GRADE_NCU" "smsp__stores.sum/?$atom" ""
+    assert_output "smsp__stores.sum/$atom"
     # Where the metric is not listed, the family does not keep it.
     FAKE_NCU_SAYS="Metric Name      Metric Type\nsmsp__stores Counter\n"
     rm -f "$GRADE_RESULTS/ncu-metrics"

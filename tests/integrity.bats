@@ -356,8 +356,11 @@ PTX
 # The feeds records: which instructions that only some of a lesson's
 # counters see (its ?terms) each function holds, a helper's brought to its
 # caller, and a call whose callee the module does not show (printf's
-# vprintf, a pointer) as family call, so that the lesson keeps every term.
-@test "kernels.awk lists each function's atomics, cp.async, bulk copies and ldmatrix, its helpers' too, and a call it cannot read" {
+# vprintf, a pointer) as family call, so that the lesson keeps every term;
+# inline PTX that a comment makes look like a function's start (".func */"
+# after a "/*"), or an opcode split from its modifiers after a label, hides
+# nothing (tests/mutants: 02-comment-func-red-hidden).
+@test "kernels.awk lists each function's atomics, cp.async, bulk copies and ldmatrix, its helpers' too, a call it cannot read, and what a comment or a label splits" {
     local a=$BATS_TEST_TMPDIR/a.ptx
     cat >"$a" <<'PTX'
 .extern .func  (.param .b32 func_retval0) vprintf
@@ -433,8 +436,31 @@ PTX
 	st.global.u32 [%rd2], %r1;
 	ret;
 }
+.visible .entry _Z6hiddenPf(
+	.param .u64 _Z6hiddenPf_param_0
+)
+{
+	// begin inline asm
+	/*
+.func */ cp.async.ca.shared.global [%r1], [%rd1], 4, 4; mov.u64 %rd9, %clock64;
+	// end inline asm
+	// begin inline asm
+	{
+Lk: red
+.global.add.f32 [%rd2], %f1;
+}
+	// end inline asm
+	wmma.load.a.sync.aligned.row.m16n16k16.shared.u8 {%r1, %r2}, [%r3];
+	ret;
+}
+.visible .entry _Z4waitv(
+)
+{
+	mbarrier.arrive.shared.b64 %rd4, [%r5];
+	ret;
+}
 PTX
-    run awk -F'\t' '$1 == "feeds"' <(awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a")
+    run awk -F'\t' '$1 == "feeds" || $1 == "clock"' <(awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$a")
     assert_success
     assert_output "$(printf 'feeds\tname=_Z6helperPi\tfamily=atomic\tinstruction=red.global.add.u32
 feeds\tname=_Z5outerPi\tfamily=atomic\tinstruction=call _Z6helperPi
@@ -443,7 +469,12 @@ feeds\tname=_Z8indirectPi\tfamily=call\tinstruction=rd2
 feeds\tname=_Z6copiesPKf\tfamily=cp.async\tinstruction=cp.async.ca.shared.global
 feeds\tname=_Z6copiesPKf\tfamily=ldmatrix\tinstruction=ldmatrix.sync.aligned.m8n8.x1.shared.b16
 feeds\tname=_Z6copiesPKf\tfamily=cp.async.bulk\tinstruction=cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
-feeds\tname=_Z6copiesPKf\tfamily=atomic\tinstruction=atom.shared.add.u32')"
+feeds\tname=_Z6copiesPKf\tfamily=atomic\tinstruction=atom.shared.add.u32
+feeds\tname=_Z6hiddenPf\tfamily=cp.async\tinstruction=cp.async.ca.shared.global
+clock\tname=_Z6hiddenPf\tregister=%%clock64
+feeds\tname=_Z6hiddenPf\tfamily=atomic\tinstruction=red.global.add.f32
+feeds\tname=_Z6hiddenPf\tfamily=ldmatrix\tinstruction=wmma.load.a.sync.aligned.row.m16n16k16.shared.u8
+feeds\tname=_Z4waitv\tfamily=atomic\tinstruction=mbarrier.arrive.shared.b64')"
 }
 
 # A vector's lanes and a .b128 are sized as ptxas lays them out; a type the

@@ -26,9 +26,10 @@
 #                                                     a function that uses an instruction whose
 #                                                     work only some of a lesson's counters see
 #                                                     (its ?terms, steps.conf): family atomic
-#                                                     (atom, red, multimem, in any memory),
-#                                                     cp.async, cp.async.bulk (the TMA's),
-#                                                     ldmatrix or stmatrix; or call: a call of
+#                                                     (atom, red, multimem, mbarrier, in any
+#                                                     memory), cp.async, cp.async.bulk (the
+#                                                     TMA's), ldmatrix or stmatrix (wmma.load
+#                                                     and wmma.store too); or call: a call of
 #                                                     a function whose body the module does not
 #                                                     hold before it (printf's vprintf, malloc,
 #                                                     assert's __assertfail) or through a
@@ -219,7 +220,7 @@ function code_of(line,    out, i, j, c) {
         code = substr(code, 1, RSTART - 1)
     }
     if (match(code, /@[ \t]*!?[ \t]*$/)) { guard = substr(code, RSTART); code = substr(code, 1, RSTART - 1) }
-    else if (match(code, /(^|[;{}])[ \t]*(@[ \t]*!?[ \t]*[A-Za-z0-9_$%]+[ \t]+)?[a-z][a-z0-9_]*(\.[A-Za-z0-9_:]+)*[ \t]*$/)) {
+    else if (match(code, /(^|[;{}])[ \t]*([A-Za-z_$%][A-Za-z0-9_$]*:[ \t]*)*(@[ \t]*!?[ \t]*[A-Za-z0-9_$%]+[ \t]+)?[a-z][a-z0-9_]*(\.[A-Za-z0-9_:]+)*[ \t]*$/)) {
         if (substr(code, RSTART, 1) ~ /[;{}]/) RSTART++
         opcarry = opcarry substr(code, RSTART)
         code = substr(code, 1, RSTART - 1)
@@ -227,22 +228,25 @@ function code_of(line,    out, i, j, c) {
     depth += gsub(/\{/, "{", code) - gsub(/\}/, "}", code)
 }
 
-# A function starts: a kernel (.entry) or a device function (.func).
-/^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(entry|func)([ \t(]|$)/ {
+# A function starts: a kernel (.entry) or a device function (.func), at
+# file scope, as ptxas reads the line: a ".func" that a comment began
+# (inline PTX's "/*", then ".func */ red.global..." on the next line) starts
+# nothing, and the instructions after it are read as any others.
+at == 0 && code ~ /^[ \t]*(\.visible[ \t]+|\.weak[ \t]+)?\.(entry|func)([ \t(]|$)/ {
     unfenced_verdict()
     loc = ""
     # The name follows .entry or .func, past a .func's return parameters
     # in parentheses: ".func (.param .b32 func_retval0) _Z4warpi(".
-    line = $0
+    line = code
     sub(/^.*\.(entry|func)[ \t]*/, "", line)
     if (line ~ /^\(/) sub(/^\([^)]*\)[ \t]*/, "", line)
     sub(/[ \t(;].*/, "", line)
     current = (line != "" ? line : "(unnamed)")
     body_size[current] = 0
-    in_params = ($0 ~ /\.entry/ && file == 1)
-    in_entry = ($0 ~ /\.entry/)
+    in_params = (code ~ /\.entry/ && file == 1)
+    in_entry = (code ~ /\.entry/)
     params = ""
-    if (in_params && $0 ~ /\)[ \t]*$/) { in_params = 0; print "kernel\tname=" current "\tparams=" }
+    if (in_params && code ~ /\)[ \t]*$/) { in_params = 0; print "kernel\tname=" current "\tparams=" }
     next
 }
 
@@ -818,13 +822,19 @@ function op_family(word, operands) {
 }
 
 # feed_family(word): which family of the feeds records an instruction is of
-# (none: ""). Every atomic and reduction, whatever its memory: a counter of
-# a lesson reads the global ones and the shared ones apart.
+# (none: ""). Every atomic and reduction, whatever its memory (a counter of
+# a lesson reads the global ones and the shared ones apart), and mbarrier's
+# operations, atomics on shared memory; an opcode with no modifier, which
+# no rule here could read further, as its family (red, cp).
 function feed_family(word) {
-    if (word ~ /^(atom|red|multimem)\./) return "atomic"
+    if (word ~ /^(atom|red|multimem|mbarrier)(\.|$)/) return "atomic"
     if (word ~ /^cp(\.reduce)?\.async\.bulk(\.|$)/) return "cp.async.bulk"
-    if (word ~ /^cp\.async(\.|$)/) return "cp.async"
+    if (word ~ /^cp(\.|$)/) return "cp.async"
     if (word ~ /^(ldmatrix|stmatrix)(\.|$)/) { sub(/\..*/, "", word); return word }
+    # wmma's loads and stores of a fragment in shared memory are ldmatrix's
+    # instructions in SASS (LDSM), where ptxas so chooses.
+    if (word ~ /^wmma\.load(\.|$)/) return "ldmatrix"
+    if (word ~ /^wmma\.store(\.|$)/) return "stmatrix"
     return ""
 }
 function feed(name, family, instruction) {
