@@ -745,7 +745,7 @@ find_cuda_tool() {
 # that most kernels never do (an atomic, a cp.async, an ldmatrix): it is kept
 # where this ncu lists NAME for the GPU here (--query-metrics), and where
 # FAMILIES (lesson_families: what the learner's module holds) names the
-# family of instructions that feeds it (lesson_term_family); left out
+# family of instructions that feeds it (term_family, grading/lesson-terms.awk); left out
 # elsewhere, where that work is not done: each counter fewer can be a pass
 # fewer of the program under ncu. A term whose family is unknown, or
 # FAMILIES "all" (or none given), is kept. Every other term is always asked

@@ -824,15 +824,17 @@ function op_family(word, operands) {
 # feed_family(word): which family of the feeds records an instruction is of
 # (none: ""). Every atomic and reduction, whatever its memory (a counter of
 # a lesson reads the global ones and the shared ones apart), and mbarrier's
-# operations, atomics on shared memory; an opcode with no modifier, which
+# operations on shared memory (whether ncu counts them as atomics is not
+# measured: counted so, a term is only kept); an opcode with no modifier, which
 # no rule here could read further, as its family (red, cp).
 function feed_family(word) {
     if (word ~ /^(atom|red|multimem|mbarrier)(\.|$)/) return "atomic"
     if (word ~ /^cp(\.reduce)?\.async\.bulk(\.|$)/) return "cp.async.bulk"
     if (word ~ /^cp(\.|$)/) return "cp.async"
     if (word ~ /^(ldmatrix|stmatrix)(\.|$)/) { sub(/\..*/, "", word); return word }
-    # wmma's loads and stores of a fragment in shared memory are ldmatrix's
-    # instructions in SASS (LDSM), where ptxas so chooses.
+    # wmma's load of a fragment from shared memory is ldmatrix's
+    # instruction in SASS (LDSM, sm_90); its store is counted as stmatrix's
+    # to be safe (ptxas made STS of it there).
     if (word ~ /^wmma\.load(\.|$)/) return "ldmatrix"
     if (word ~ /^wmma\.store(\.|$)/) return "stmatrix"
     return ""
