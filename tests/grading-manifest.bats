@@ -113,7 +113,7 @@ load grading-helpers
         # shellcheck disable=SC2086
         nvcc $flags -DSTEP_NAME="\"$step\"" -DSTEP_AUDIT='""' -ptx -o "$ptx" "$file" || fail "$step: $file does not compile to PTX"
         awk -f "$WORKBOOK_DIR/common/tools/kernels.awk" "$ptx" >"$table"
-        local found=0 record
+        local found=0
         while IFS=$'\t' read -r kind name rest; do
             name=${name#name=}
             [ "$(kernel_bare_name "$name")" = "$start" ] || continue
