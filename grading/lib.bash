@@ -503,6 +503,7 @@ grade_check() {
     require_build || return
     if [ $# -eq 0 ]; then
         checks_ready
+        sanitize_early
         if block_checked_right "$block"; then
             records=$(tail -n +2 "$(checks_file)")
             note_gpu
@@ -1117,37 +1118,19 @@ grade_sanitize() {
     record sanitize fail reason="not run"  # until shown otherwise
     mkdir -p "$GRADE_RESULTS"
     plans_ready || { fail "not run: your host code's planning failed (see the correctness tests)"; return; }
-    local runs
-    runs=$(sanitize_runs 2>&1) || { fail "the sanitizers' runs are unknown: $runs"; return; }
-    start_audit_runs  # beside these: the audit test's runs
-    confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
-    # Every run of make sanitize's -- the small sizes, and the timed one (under
-    # the tools it names, if it names some) -- and every tool of a run
-    # (--together), all at once: the wait of the slowest one. Then read in
-    # make sanitize's order, as one after another: the first run that
-    # reports problems is the verdict's. The verdict names every tool that
-    # ran (tools=), or those that reported problems (reported=).
-    local clean="" dir=$BATS_TEST_TMPDIR/sanitize count=0 i
-    local -a pids=()
-    mkdir -p "$dir"
-    while read -r args; do
-        [ -n "$args" ] || continue
-        count=$((count + 1))
-        printf '%s\n' "$args" >"$dir/$count.args"
-        # A run's status is kept whatever it is: the graded test's errexit
-        # holds in this background run too, and would end it before a
-        # failed run's status is written (a report then read as "not run").
-        {
-            ran=0
-            # shellcheck disable=SC2086
-            on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-                "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
-                --plans "$(plans_file)" >"$dir/$count.out" 2>&1 || ran=$?
-            echo "$ran" >"$dir/$count.status"
-        } &
-        pids+=($!)
-    done <<<"$runs"
-    [ ${#pids[@]} -eq 0 ] || wait "${pids[@]}"
+    # The runs, started by the correctness tests (sanitize_early) or now;
+    # then read in make sanitize's order, as one after another: the first
+    # run that reports problems is the verdict's. The verdict names every
+    # tool that ran (tools=), or those that reported problems (reported=).
+    local dir
+    dir=$(verdict_dir)/early/sanitize
+    if ! sanitize_ended "$dir"; then
+        sanitize_start "$dir"
+        sanitize_ended "$dir" || { fail "the sanitizers' runs ended without a word (see $dir)"; return; }
+    fi
+    [ ! -s "$dir/error" ] || { fail "the sanitizers' runs are unknown: $(cat "$dir/error")"; return; }
+    local clean="" count=0 i
+    while [ -e "$dir/$((count + 1)).args" ]; do count=$((count + 1)); done
     status=0
     for ((i = 1; i <= count; i++)); do
         args=$(cat "$dir/$i.args")
@@ -1388,6 +1371,88 @@ early_result() {
     done
     status=$(cat "$file.status")
     output=$(cat "$file.out")
+}
+
+# The sanitizers' runs take seconds of CPU each (racecheck at a reduction's
+# timed size: 46 s of it in 8 s on an H200) and share the GPU, while a timed
+# or profiled run takes it alone and waits for every shared run to end. So
+# they start as early as they can: when the correctness tests' run of every
+# block (checks_ready) came out right, beside the other steps' checks and
+# sanitizers, before any step's runs alone (sanitize_early); the sanitizer
+# test, in its place, judges what they left. Whether it judges them at all
+# is its own verdict's (require_correct), as before.
+
+# sanitize_start DIR: every run of sanitize_runs -- the small sizes, and the
+# timed one (under the tools it names, if it names some) -- and every tool
+# of a run (--together), all at once in the background: the wait of the
+# slowest one. For the K-th run DIR/K.args, K.out and K.status; DIR/error
+# where the runs are unknown; DIR/done when all have ended. The launch
+# audit's runs start beside them (start_audit_runs).
+sanitize_start() {
+    local dir=$1 sanitizer runs args count=0
+    sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
+    rm -rf "$dir" "$dir-scratch"
+    mkdir -p "$dir" "$dir-scratch"
+    if ! runs=$(sanitize_runs 2>&1); then
+        printf '%s\n' "$runs" >"$dir/error"
+        : >"$dir/done"
+        return
+    fi
+    start_audit_runs
+    # (Each run may write in a folder of its own, not where its status goes.)
+    confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$dir-scratch"
+    {
+        # (Where they ran from a correctness test, the GPU's log names them as theirs.)
+        BATS_TEST_DESCRIPTION="$(step_number) clean under compute-sanitizer"
+        local -a pids=()
+        while read -r args; do
+            [ -n "$args" ] || continue
+            count=$((count + 1))
+            printf '%s\n' "$args" >"$dir/$count.args"
+            # A run's status is kept whatever it is: the graded test's errexit
+            # holds in this background run too, and would end it before a
+            # failed run's status is written (a report then read as "not run").
+            {
+                ran=0
+                # shellcheck disable=SC2086
+                on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
+                    "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
+                    --plans "$(plans_file)" >"$dir/$count.out" 2>&1 || ran=$?
+                echo "$ran" >"$dir/$count.status"
+            } &
+            pids+=($!)
+        done <<<"$runs"
+        [ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" || true
+        : >"$dir/done"
+    } </dev/null >"$dir/log" 2>&1 3>&- &
+    echo "$!" >"$dir/pid"
+}
+
+# sanitize_ended DIR: wait for the runs sanitize_start started in DIR, for as
+# long as they run (each is confined to GRADE_SANITIZE_TIMEOUT, past its wait
+# for the GPU); 1 where none were started, or they were stopped before the
+# end (with the test that started them).
+sanitize_ended() {
+    local pid
+    [ -e "$1/pid" ] || return 1
+    pid=$(cat "$1/pid")
+    wait "$pid" 2>/dev/null || true  # (started by this test: its child)
+    while [ ! -e "$1/done" ]; do
+        kill -0 "$pid" 2>/dev/null || { [ -e "$1/done" ] && break; return 1; }
+        sleep 0.1
+    done
+}
+
+# sanitize_early: from a correctness test, once the run of every block came
+# out right: the sanitizers' runs started now (sanitize_start), where the
+# sanitizer test will run them -- not where it will refuse the module before
+# any run (a clock read, a ticket without a fence) or find no tool.
+sanitize_early() {
+    [ "$(head -n 1 "$(checks_file)" 2>/dev/null)" = 0 ] || return 0
+    [ ! -e "$(verdict_dir)/early/sanitize/pid" ] || return 0
+    [ -z "$(module_findings clock register)$(module_findings unfenced instruction)" ] || return 0
+    [ -n "$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")" ] || return 0
+    sanitize_start "$(verdict_dir)/early/sanitize"
 }
 
 # start_audit_runs: the audit's runs of the step (its own audit_run, and the

@@ -349,6 +349,53 @@ CSV
     [[ $(verdict_value "$GRADE_RESULTS/04/sanitize" reason) == "compute-sanitizer not found"* ]]
 }
 
+# The sanitizers' runs share the GPU and take seconds of CPU; a timed or
+# profiled run waits for every shared one. They start from the correctness
+# tests, once the run of every block came out right (sanitize_early), and
+# the sanitizer test judges what they left, running nothing again; its
+# verdict is still its own (a kernel found wrong after is not sanitized).
+# Where none were started, or they were stopped before their end, the test
+# runs them itself.
+@test "the sanitizers' runs start once the checks of every block are right, and the sanitizer test judges them without running them again" {
+    use_fake_step
+    fake_tools
+    local asked=$BATS_TEST_TMPDIR/asked n
+    printf '#!/bin/sh\n[ "$1" != --help ] || exit 0\necho "$2" >>%q\nsleep 1\necho "========= ERROR SUMMARY: 0 errors"\n' "$asked" >"$TOOLS/compute-sanitizer"
+    # The one run of every block: right at every size.
+    mkdir -p "$(verdict_dir)"
+    { echo 0; for n in $(all_check_sizes | tr , ' '); do record_line check step=04-fake block=32 n="$n" result=ok; done; } >"$(checks_file)"
+    SECONDS=0
+    run grade_check 32
+    assert_success
+    [ "$SECONDS" -lt 1 ] || fail "the correctness test waited $SECONDS s for the sanitizers"
+    [ -e "$(verdict_dir)/early/sanitize/pid" ] || fail "no sanitizer run started from the correctness test"
+    run grade_sanitize
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
+    # Each tool once for make sanitize's one run: none again.
+    assert_equal "$(sort "$asked" | paste -sd' ')" "initcheck memcheck racecheck synccheck"
+    # A second check test starts nothing more.
+    run grade_check 32
+    assert_equal "$(wc -l <"$asked")" 4
+    # Judged by the sanitizer test's own verdict: a kernel found wrong since.
+    record check-timed fail
+    run grade_sanitize
+    assert_failure
+    assert_output --partial "not sanitized: 04-fake is not correct yet"
+    record check-timed pass
+    # Stopped before their end (no done): the test runs them itself.
+    rm "$(verdict_dir)/early/sanitize/done"
+    : >"$asked"
+    run grade_sanitize
+    assert_success
+    assert_equal "$(wc -l <"$asked")" 4
+    # Checks not all right: nothing starts early.
+    rm -rf "$(verdict_dir)/early"
+    sed -i '1s/.*/1/' "$(checks_file)"
+    run grade_check 32
+    [ ! -e "$(verdict_dir)/early/sanitize" ] || fail "sanitizers started for checks that were not all right"
+}
+
 @test "the sanitizer test does not sanitize a kernel that is not correct" {
     use_fake_step
     fake_tools
