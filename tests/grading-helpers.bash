@@ -45,6 +45,10 @@ use_fake_step() {
     GRADE_RESULTS=$BATS_TEST_TMPDIR/results
     GRADE_THRESHOLDS=$BATS_TEST_TMPDIR/thresholds.conf
     cp "$FIXTURES/fake-step/thresholds.conf" "$GRADE_THRESHOLDS"
+    # No compute-sanitizer but a test's own (fake_tools): a correctness test
+    # starts the sanitizers' runs where it finds one (sanitize_early), and
+    # the toolkit's, on a machine with a GPU, would run the fake programs.
+    GRADE_SANITIZER=$BATS_TEST_TMPDIR/no-compute-sanitizer
 }
 
 # record_line KIND KEY=VALUE...: one record of a program, its fields joined by tabs.
