@@ -48,6 +48,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/explain.bash"  # explain_where: the lines
 GRADING_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORKBOOK_DIR=$(cd "$GRADING_DIR/.." && pwd)
 : "${GRADE_TIMEOUT:=180}"
+# Seconds a timed or profiled run may wait for the GPU alone, past its own
+# GRADE_TIMEOUT of running (on_gpu measure): its turn comes when no other
+# run holds the GPU.
+: "${GRADE_GPU_WAIT:=3600}"
 : "${GRADE_MEMORY:=8192}"
 : "${GRADE_BUILD_TIMEOUT:=300}"
 : "${GRADE_BUILD_MEMORY:=4096}"
@@ -108,10 +112,17 @@ learner_object() {
 # program -- through grading/confine, WRITABLE the one folder or file it may
 # change (none without), into the array CONFINE; with GPU=no, without the GPU.
 confine() {
-    CONFINE=("$GRADING_DIR/confine" --time "$1" --memory "$2" ${3:+--write "$3"} --step "$STEP")
+    local time=$1
+    # A run that waits for the GPU alone itself (on_gpu measure) counts its
+    # own time without the wait (--time-limit): the sandbox's bound allows
+    # the wait.
+    [ "${LOCK:-}" != measure ] || time=$((time + GRADE_GPU_WAIT))
+    CONFINE=("$GRADING_DIR/confine" --time "$time" --memory "$2" ${3:+--write "$3"} --step "$STEP")
     [ "${GPU:-yes}" = no ] || CONFINE+=(--gpu)
     # The plans of this grading, once made, for every run to replay.
     [ "${3:-}" = "$(plans_file)" ] || [ ! -f "$(plans_file)" ] || CONFINE+=(--read "$(plans_file)")
+    # The GPU's lock, for a run that takes it itself (on_gpu measure).
+    [ "${LOCK:-}" != measure ] || CONFINE+=(--read "$(gpu_lock)")
     CONFINE+=(--)
 }
 
@@ -181,22 +192,51 @@ require_build() {
 # runs without the lock's descriptor: nothing it leaves behind holds the GPU.
 # Each use is a line of GRADE_RESULTS/gpu-use.tsv: step, test, mode, and
 # the seconds it waited for the GPU and held it (grading/bench reads them).
-# on_gpu shared|alone COMMAND...: run COMMAND holding the lock so.
+# A timed or profiled run measures for a fraction of its run: the rest (its
+# start, its inputs, its checks, the host's exact sums) may share the GPU. So
+# it takes the lock itself (on_gpu measure, and the program's --gpu-lock
+# "$(gpu_lock)"): shared from its start, alone only while it times the rounds
+# or runs the watched one (common/core/harness.cu, time_interleaved), and
+# says how long it waited and held it alone (a lock record: log_gpu_alone).
+# on_gpu shared|alone|measure COMMAND...: run COMMAND holding the lock so.
 on_gpu() {
-    local mode=$1 lock=${GRADE_GPU_LOCK:-$GRADE_RESULTS/gpu.lock} fd asked got rc=0
+    local mode=$1 lock fd asked got rc=0
     shift
-    command -v flock >/dev/null || { "$@"; return; }
+    lock=$(gpu_lock)
     asked=$EPOCHREALTIME
-    # (Read only: a lock that graders of several users share may be theirs.)
-    [ -e "$lock" ] || : 2>/dev/null >>"$lock"
-    exec {fd}<"$lock"
-    flock "--$([ "$mode" = alone ] && echo exclusive || echo shared)" "$fd"
-    got=$EPOCHREALTIME
-    "$@" {fd}>&- || rc=$?
-    exec {fd}>&-
+    if [ "$mode" = measure ] || ! command -v flock >/dev/null; then
+        got=$asked
+        "$@" || rc=$?
+    else
+        exec {fd}<"$lock"
+        flock "--$([ "$mode" = alone ] && echo exclusive || echo shared)" "$fd"
+        got=$EPOCHREALTIME
+        "$@" {fd}>&- || rc=$?
+        exec {fd}>&-
+    fi
     awk -v step="$STEP" -v test="${BATS_TEST_DESCRIPTION:-}" -v mode="$mode" -v a="$asked" -v g="$got" -v e="$EPOCHREALTIME" \
         'BEGIN { printf "%s\t%s\t%s\t%.2f\t%.2f\n", step, test, mode, g - a, e - g }' >>"$GRADE_RESULTS/gpu-use.tsv" 2>/dev/null
     return $rc
+}
+
+# gpu_lock: the lock's file, made where missing. (Read only: a lock that
+# graders of several users share may be theirs.)
+gpu_lock() {
+    local lock=${GRADE_GPU_LOCK:-$GRADE_RESULTS/gpu.lock}
+    [ -e "$lock" ] || : 2>/dev/null >>"$lock"
+    echo "$lock"
+}
+
+# log_gpu_alone: a line of gpu-use.tsv, mode alone, for each lock record
+# (waited=, held=) on stdin, what a run of on_gpu measure printed. (A log
+# for grading/bench, read by no verdict.)
+log_gpu_alone() {
+    awk -F'\t' -v step="$STEP" -v test="${BATS_TEST_DESCRIPTION:-}" '
+        $1 == "lock" {
+            for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+            if (v["waited"] ~ /^[0-9.]+$/ && v["held"] ~ /^[0-9.]+$/)
+                printf "%s\t%s\talone\t%.2f\t%.2f\n", step, test, v["waited"], v["held"]
+        }' >>"$GRADE_RESULTS/gpu-use.tsv" 2>/dev/null || true
 }
 
 # ---------------------------------------------------------------------------
@@ -323,12 +363,13 @@ plans_ready() {
 }
 
 # A line of a record: its kind, then a tab (common/tools/records.awk).
-RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding)\t'
+RECORD_LINE=$'^(device|track|check|time|summary|audit|launch|finding|lock)\t'
 
 # run_program ARGS...: run the step's program under timeout, its records
 # going to a file of this test's; sets status, output (what the program
 # printed, stdout and stderr) and records (what the harness recorded). It
-# shares the GPU with other steps' checks; LOCK=alone (a timed run) does not.
+# shares the GPU with other steps' checks; LOCK=measure (a timed run) has it
+# alone while it times (on_gpu).
 run_program() {
     local file=${RECORDS_FILE:-}
     [ -n "$file" ] || file=$(mktemp "$BATS_TEST_TMPDIR/records.XXXXXX")
@@ -338,9 +379,12 @@ run_program() {
     # It may write its records file, and nothing else of this machine's but
     # its own bounded /tmp: no run can fill the disk under the others.
     confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
+    local -a lock=()
+    [ "${LOCK:-}" != measure ] || lock=(--gpu-lock "$(gpu_lock)" --time-limit "$GRADE_TIMEOUT")
     run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" \
-        --plans "$(plans_file)" "$@"
+        ${lock[@]+"${lock[@]}"} --plans "$(plans_file)" "$@"
     records=$(records_left "$file")
+    [ "${LOCK:-}" != measure ] || log_gpu_alone <<<"$records"
 }
 
 # records_left FILE: what a program left in its records file, read only as
@@ -534,7 +578,7 @@ grade_check() {
 grade_check_timed() {
     require_build || return
     # shellcheck disable=SC2046
-    LOCK=alone run_program $(timed_run)
+    LOCK=measure run_program $(timed_run)
     record check-timed fail  # until shown otherwise
     triage_exit check-timed || return
     note_gpu
@@ -951,7 +995,7 @@ grade_lesson() {
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     mkdir -p "$GRADE_RESULTS"
     plans_ready || { fail "not profiled: your host code's planning failed (see the correctness tests)"; return; }
-    confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    LOCK=measure confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     # An exit the program never gives (0, 1, 2, 3 or 77), and no timeout: the
     # profiler's own failure, seen once on a GPU shared by 14 graders (an
     # honest file's run ended with status 9 and no output). It is tried once
@@ -972,10 +1016,11 @@ grade_lesson() {
     local try
     for try in 1 2; do
         # shellcheck disable=SC2046
-        run on_gpu alone "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
+        run on_gpu measure "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
             --kernel-name-base demangled --kernel-name "regex:$(lesson_kernels_regex "$start_kernel" "$graded_kernel")" \
             --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
-            ${GRADE_SEED:+-s "$GRADE_SEED"} --plans "$(plans_file)" $(timed_run) --watched-only
+            ${GRADE_SEED:+-s "$GRADE_SEED"} --gpu-lock "$(gpu_lock)" --time-limit "$GRADE_TIMEOUT" --plans "$(plans_file)" $(timed_run) --watched-only
+        log_gpu_alone <<<"$output"
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
     # What the profiled run printed (the program's heading once a pass of

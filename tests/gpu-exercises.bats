@@ -25,3 +25,39 @@ setup() {
         assert_line --regexp "^$step +pass +fail +not timed +(fail|-) +fail +fail +[02]/[0-9]+$"
     done
 }
+
+# The grader's timed and profiled runs take its GPU lock themselves
+# (--gpu-lock, on_gpu measure in grading/lib.bash): shared from their start,
+# so that no run alone is disturbed by it, and alone only while they time.
+@test "a run with --gpu-lock holds the lock shared from its start, and alone while it times" {
+    local dir=$WORKBOOK_DIR/04-reduction-interleaved/ program lock=$BATS_TEST_TMPDIR/gpu.lock started
+    program=$dir$(program_of "$dir")
+    : >"$lock"
+    # A run alone holds the GPU: the program waits before it starts.
+    flock --exclusive "$lock" sh -c 'touch "$1"; sleep 2' _ "$BATS_TEST_TMPDIR/alone" &
+    while [ ! -e "$BATS_TEST_TMPDIR/alone" ]; do sleep 0.05; done
+    started=$EPOCHREALTIME
+    run "$program" --only start -n 2^20 -r 3 --machine --gpu-lock "$lock"
+    wait
+    assert_success
+    assert_equal "$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { print (b - a >= 1.5) }')" 1
+    # ... and then times at once: nothing else holds the lock.
+    assert_equal "$(grep -c $'^lock\t' <<<"$output")" 1
+    assert_equal "$(awk -F'\t' -v get=waited -f "$WORKBOOK_DIR/common/tools/records.awk" <<<"$(grep $'^lock\t' <<<"$output")" | awk '{ print ($1 < 0.5) }')" 1
+    # Other runs' checks hold it shared: the program starts beside them, and
+    # waits for them to end before it times.
+    flock --shared "$lock" sh -c 'touch "$1"; sleep 3' _ "$BATS_TEST_TMPDIR/shared" &
+    while [ ! -e "$BATS_TEST_TMPDIR/shared" ]; do sleep 0.05; done
+    run "$program" --only start -n 2^20 -r 3 --machine --gpu-lock "$lock"
+    wait
+    assert_success
+    assert_equal "$(awk -F'\t' -v get=waited -f "$WORKBOOK_DIR/common/tools/records.awk" <<<"$(grep $'^lock\t' <<<"$output")" | awk '{ print ($1 >= 0.5) }')" 1
+}
+
+@test "a run past --time-limit ends itself with exit 124, saying so" {
+    local dir=$WORKBOOK_DIR/04-reduction-interleaved/ program
+    program=$dir$(program_of "$dir")
+    run timeout 60 "$program" --only start -n 2^26 -r 100000 --time-limit 2
+    assert_failure 124
+    assert_line --partial "went past its time limit (--time-limit)"
+}

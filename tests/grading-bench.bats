@@ -39,6 +39,27 @@ load grading-helpers
     assert_output "waited"
 }
 
+@test "a run that measures takes the lock itself: the grader holds none for it, and logs its holds alone from its lock records" {
+    use_fake_step
+    mkdir -p "$GRADE_RESULTS"
+    # Its program may take the lock alone at once: the grader holds none of
+    # it (a lock of the grader's, shared or not, would keep it waiting).
+    (BATS_TEST_DESCRIPTION="04 correct when timed" && on_gpu measure flock --nonblock --exclusive "$(gpu_lock)" true)
+    # Its program's records: a lock record each time it was alone.
+    printf '%s\n' "$(record_line device step=04-fake)" "$(record_line lock waited=1.234 held=0.567)" \
+        "$(record_line lock waited=x held=1)" "lock waited=9 held=9" |
+        (BATS_TEST_DESCRIPTION="04 correct when timed" && log_gpu_alone)
+    run cat "$GRADE_RESULTS/gpu-use.tsv"
+    assert_line --index 0 --regexp $'^04-fake\t04 correct when timed\tmeasure\t0\\.00\t[0-9]+\\.[0-9]{2}$'
+    assert_line --index 1 $'04-fake\t04 correct when timed\talone\t1.23\t0.57'
+    assert_equal "${#lines[@]}" 2
+    # The lock is given to the program, and is readable in its sandbox.
+    LOCK=measure confine 10 100 "$BATS_TEST_TMPDIR"
+    [[ " ${CONFINE[*]} " == *" --read $(gpu_lock) "* ]] || fail "the sandbox does not show the lock: ${CONFINE[*]}"
+    LOCK=shared confine 10 100 "$BATS_TEST_TMPDIR"
+    [[ " ${CONFINE[*]} " != *" --read $(gpu_lock) "* ]] || fail "a shared run is shown the lock: ${CONFINE[*]}"
+}
+
 @test "bench reads a grading's records: each step's seconds by test, the GPU's, the tests that failed or skipped" {
     local dir=$BATS_TEST_TMPDIR/graded
     mkdir -p "$dir"

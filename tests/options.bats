@@ -30,7 +30,8 @@ bad_options=(
     "--bogus" "-x" "-n" "-n 0" "-n abc" "-n -5" "-n 1,,2" "-n 1," "-n 2^99" "-n 7 -z" "-n 99999999999" "-n 2^3-9" "-n 2^20+" "-n 2^20+x" "-n 2^4*2"
     "-b" "-b 0" "-b abc" "-b 100000" "-r 0" "-r many" "-s x" "stray" "--watch" "--watch -1" "--watch x" "--check --watch 3"
     "--watched-only" "--check --watched-only" "--watch 3 --watched-only=1"
-    "--census" "--census f" "--exact" "--exact=1" "-n 5 --exact"
+    "--census" "--census f" "--exact" "--exact=1" "-n 5 --exact" "--gpu-lock" "--gpu-lock /no-such-lock" "--gpu-lock /"
+    "--time-limit" "--time-limit 0" "--time-limit x" "--time-limit 86401"
     "--only" "--only bogus" "--only ceiling" "--only yours,,beyond" "-o Yours"
 )
 
@@ -162,4 +163,18 @@ bad_options=(
     run env CUDA_VISIBLE_DEVICES= "$program" -n 2^3-8
     assert_failure 2
     assert_output --partial "out of range"
+}
+
+@test "--gpu-lock waits for a run alone to end before the program starts, and --time-limit does not count the wait" {
+    local program lock=$BATS_TEST_TMPDIR/gpu.lock started
+    program=$(all_programs | grep -v _solution | head -n 1)
+    : >"$lock"
+    flock --exclusive "$lock" sh -c 'touch "$1"; sleep 3' _ "$BATS_TEST_TMPDIR/alone" &
+    while [ ! -e "$BATS_TEST_TMPDIR/alone" ]; do sleep 0.05; done
+    started=$EPOCHREALTIME
+    # (No GPU here: once it has the lock, it ends at its first CUDA call.)
+    run env CUDA_VISIBLE_DEVICES= "$program" --gpu-lock "$lock" --time-limit 1 -n 5
+    wait
+    assert_failure 77
+    assert_equal "$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { print (b - a >= 2) }')" 1
 }

@@ -86,6 +86,7 @@ typedef struct {
     long long watch;  // --watch K: the timed round K % reps is the watched one (-1: none)
     bool watched_only;  // --watched-only: with --watch, that round alone runs (the lesson's profile)
     const char *census_out;  // --census FILE: the grader's census of who reads the input (a track's)
+    const char *gpu_lock;    // --gpu-lock FILE: the grader's GPU lock, alone while timing, shared otherwise
 } options;
 
 // Which blocks a program accepts (-b), and the one it uses without -b.

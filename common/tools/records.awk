@@ -1,7 +1,8 @@
 # records.awk: the one reader of the programs' --machine records, for every
 # script that reads them (the grader, bench.sh, readme-figures.sh). A record
 # is a line "kind<TAB>key=value<TAB>key=value...": kind is device, check,
-# time, summary, audit, launch, finding or track; the device record names
+# time, summary, audit, launch, finding, lock (--gpu-lock: a wait for the GPU
+# alone, and its hold) or track; the device record names
 # the step and its track, and the track record that follows it gives the
 # track's facts (what its file declares: common/tools/track-facts.awk).
 #
