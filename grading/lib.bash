@@ -114,15 +114,15 @@ learner_object() {
 confine() {
     local time=$1
     # A run that waits for the GPU alone itself (on_gpu measure) counts its
-    # own time without the wait (--time-limit): the sandbox's bound allows
-    # the wait.
-    [ "${LOCK:-}" != measure ] || time=$((time + GRADE_GPU_WAIT))
+    # own time without the wait (--time-limit) and bounds the wait
+    # (--gpu-wait): the sandbox's bound allows both, and a minute more.
+    [ "${LOCK:-}" != measure ] || time=$((time + GRADE_GPU_WAIT + 60))
     CONFINE=("$GRADING_DIR/confine" --time "$time" --memory "$2" ${3:+--write "$3"} --step "$STEP")
     [ "${GPU:-yes}" = no ] || CONFINE+=(--gpu)
     # The plans of this grading, once made, for every run to replay.
     [ "${3:-}" = "$(plans_file)" ] || [ ! -f "$(plans_file)" ] || CONFINE+=(--read "$(plans_file)")
     # The GPU's lock, for a run that takes it itself (on_gpu measure).
-    [ "${LOCK:-}" != measure ] || CONFINE+=(--read "$(gpu_lock)")
+    [ "${LOCK:-}" != measure ] || CONFINE+=(--read "$(measure_lock)")
     CONFINE+=(--)
 }
 
@@ -225,6 +225,22 @@ gpu_lock() {
     local lock=${GRADE_GPU_LOCK:-$GRADE_RESULTS/gpu.lock}
     [ -e "$lock" ] || : 2>/dev/null >>"$lock"
     echo "$lock"
+}
+
+# measure_mode: how a timed or profiled run takes the GPU: measure, where
+# its program can take the lock itself (a regular file it may read, by the
+# path with no link in it that its sandbox shows it: measure_lock); alone,
+# the whole run, where it cannot (the grader's fault, never the learner's).
+measure_mode() {
+    local lock
+    lock=$(measure_lock) && [ -f "$lock" ] && [ -r "$lock" ] && echo measure || echo alone
+}
+measure_lock() { readlink -e "$(gpu_lock)"; }
+
+# measure_args: the program's options of a run that takes the lock itself:
+# the lock, its time limit without the waits, and the longest wait.
+measure_args() {
+    printf '%s\n' --gpu-lock "$(measure_lock)" --time-limit "$GRADE_TIMEOUT" --gpu-wait "$GRADE_GPU_WAIT"
 }
 
 # log_gpu_alone: a line of gpu-use.tsv, mode alone, for each lock record
@@ -378,13 +394,16 @@ run_program() {
     plans_ready || return 0
     # It may write its records file, and nothing else of this machine's but
     # its own bounded /tmp: no run can fill the disk under the others.
-    confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
+    local mode=${LOCK:-shared}
+    [ "$mode" != measure ] || mode=$(measure_mode)
+    LOCK=$mode confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
     local -a lock=()
-    [ "${LOCK:-}" != measure ] || lock=(--gpu-lock "$(gpu_lock)" --time-limit "$GRADE_TIMEOUT")
-    run on_gpu "${LOCK:-shared}" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" \
+    [ "$mode" != measure ] || mapfile -t lock < <(measure_args)
+    RAN_MEASURED=$([ "$mode" = measure ] && echo yes || echo no)
+    run on_gpu "$mode" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" \
         ${lock[@]+"${lock[@]}"} --plans "$(plans_file)" "$@"
     records=$(records_left "$file")
-    [ "${LOCK:-}" != measure ] || log_gpu_alone <<<"$records"
+    [ "$mode" != measure ] || log_gpu_alone <<<"$records"
 }
 
 # records_left FILE: what a program left in its records file, read only as
@@ -404,24 +423,35 @@ note_gpu() {
     record_field "$device" name >"$GRADE_RESULTS/gpu"
 }
 
-# triage_exit KEY: after run_program, skip (or fail) on exit 77 -- the only
-# case that records KEY as skipped -- and explain timeouts and crashes.
+# not_graded_here KEY WHY: the step could not be graded here (no usable GPU,
+# or none free in time): the report reads the mark this leaves, never the
+# text of a message, which the learner's code may write, and gives the step
+# no points (a skip or not). Skips with WHY; fails with REQUIRE_GPU=1.
+not_graded_here() {
+    mkdir -p "$(verdict_dir)" && : >"$(verdict_dir)/no-gpu"
+    [ "${REQUIRE_GPU:-0}" = 1 ] || record "$1" skip
+    if [ "${REQUIRE_GPU:-0}" = 1 ]; then
+        fail "no GPU, and REQUIRE_GPU=1: $output" || return
+    fi
+    skip "$2"
+}
+
+# triage_exit KEY: after run_program, skip (or fail) on exit 77, and on a
+# timed or profiled run stopped while it waited for the GPU -- the only
+# cases that record KEY as skipped -- and explain timeouts and crashes.
 # Returns normally only for exit 0 and 1.
 triage_exit() {
     case "$status" in
     0 | 1) return 0 ;;
-    77)
-        # The step could not be graded here: the report reads this mark,
-        # never the text of a message, which the learner's code may write,
-        # and gives the step no points (a skip or not).
-        mkdir -p "$(verdict_dir)" && : >"$(verdict_dir)/no-gpu"
-        [ "${REQUIRE_GPU:-0}" = 1 ] || record "$1" skip
-        if [ "${REQUIRE_GPU:-0}" = 1 ]; then
-            fail "no GPU, and REQUIRE_GPU=1: $output" || return
-        fi
-        skip "$(tail -n 1 <<<"$output")"
-        ;;
+    77) not_graded_here "$1" "$(tail -n 1 <<<"$output")" || return ;;
     124 | 137)
+        # A run that took the lock itself (measure_args) and was stopped
+        # without its own word on its time limit was stopped while it
+        # waited for the GPU, past what its sandbox allows (a profile's
+        # passes, each waiting): not the learner's to lose, nor a hang.
+        if [ "${RAN_MEASURED:-no}" = yes ] && ! grep -q "went past its time limit (--time-limit)" <<<"$output"; then
+            not_graded_here "$1" "not graded here: the GPU was not free to run alone in time (GRADE_GPU_WAIT=${GRADE_GPU_WAIT}s)" || return
+        fi
         record hung fail reason="an earlier run of $STEP was stopped after ${GRADE_TIMEOUT}s"
         fail "timed out after ${GRADE_TIMEOUT}s and was stopped: a kernel that never finishes -- a loop whose end is never reached, or a __syncthreads() that some threads of a block never reach?" || return
         ;;
@@ -995,7 +1025,12 @@ grade_lesson() {
     local csv=$BATS_TEST_TMPDIR/lesson.csv
     mkdir -p "$GRADE_RESULTS"
     plans_ready || { fail "not profiled: your host code's planning failed (see the correctness tests)"; return; }
-    LOCK=measure confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    local mode
+    mode=$(measure_mode)
+    LOCK=$mode confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    local -a lock=()
+    [ "$mode" != measure ] || mapfile -t lock < <(measure_args)
+    RAN_MEASURED=$([ "$mode" = measure ] && echo yes || echo no)
     # An exit the program never gives (0, 1, 2, 3 or 77), and no timeout: the
     # profiler's own failure, seen once on a GPU shared by 14 graders (an
     # honest file's run ended with status 9 and no output). It is tried once
@@ -1016,11 +1051,11 @@ grade_lesson() {
     local try
     for try in 1 2; do
         # shellcheck disable=SC2046
-        run on_gpu measure "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
+        run on_gpu "$mode" "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
             --kernel-name-base demangled --kernel-name "regex:$(lesson_kernels_regex "$start_kernel" "$graded_kernel")" \
             --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
-            ${GRADE_SEED:+-s "$GRADE_SEED"} --gpu-lock "$(gpu_lock)" --time-limit "$GRADE_TIMEOUT" --plans "$(plans_file)" $(timed_run) --watched-only
-        log_gpu_alone <<<"$output"
+            ${GRADE_SEED:+-s "$GRADE_SEED"} ${lock[@]+"${lock[@]}"} --plans "$(plans_file)" $(timed_run) --watched-only
+        [ "$mode" != measure ] || log_gpu_alone <<<"$output"
         case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
     done
     # What the profiled run printed (the program's heading once a pass of

@@ -58,6 +58,18 @@ load grading-helpers
     [[ " ${CONFINE[*]} " == *" --read $(gpu_lock) "* ]] || fail "the sandbox does not show the lock: ${CONFINE[*]}"
     LOCK=shared confine 10 100 "$BATS_TEST_TMPDIR"
     [[ " ${CONFINE[*]} " != *" --read $(gpu_lock) "* ]] || fail "a shared run is shown the lock: ${CONFINE[*]}"
+    # A lock named through a link: the program and its sandbox get the file
+    # itself (the sandbox shows no link).
+    mkdir -p "$BATS_TEST_TMPDIR/locks"
+    ln -s "$BATS_TEST_TMPDIR/locks" "$BATS_TEST_TMPDIR/lock-link"
+    GRADE_GPU_LOCK=$BATS_TEST_TMPDIR/lock-link/gpu.lock
+    assert_equal "$(measure_mode)" measure
+    assert_equal "$(measure_lock)" "$BATS_TEST_TMPDIR/locks/gpu.lock"
+    LOCK=measure confine 10 100 "$BATS_TEST_TMPDIR"
+    [[ " ${CONFINE[*]} " == *" --read $BATS_TEST_TMPDIR/locks/gpu.lock "* ]] || fail "not the lock itself: ${CONFINE[*]}"
+    # A lock that cannot be made: the run holds the GPU alone from the grader, as before.
+    GRADE_GPU_LOCK=/proc/no-such-lock
+    assert_equal "$(measure_mode)" alone
 }
 
 @test "bench reads a grading's records: each step's seconds by test, the GPU's, the tests that failed or skipped" {
