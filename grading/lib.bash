@@ -115,7 +115,7 @@ confine() {
     local time=$1
     # A run that waits for the GPU alone itself (on_gpu measure) counts its
     # own time without the wait (--time-limit) and bounds the wait
-    # (--gpu-wait): the sandbox's bound allows both, and a minute more.
+    # (--gpu-deadline): the sandbox's bound allows both, and a minute more.
     [ "${LOCK:-}" != measure ] || time=$((time + GRADE_GPU_WAIT + 60))
     CONFINE=("$GRADING_DIR/confine" --time "$time" --memory "$2" ${3:+--write "$3"} --step "$STEP")
     [ "${GPU:-yes}" = no ] || CONFINE+=(--gpu)
@@ -238,9 +238,10 @@ measure_mode() {
 measure_lock() { readlink -e "$(gpu_lock)"; }
 
 # measure_args: the program's options of a run that takes the lock itself:
-# the lock, its time limit without the waits, and the longest wait.
+# the lock, its time limit without the waits, and when it stops waiting
+# (every pass of a profile by the same deadline).
 measure_args() {
-    printf '%s\n' --gpu-lock "$(measure_lock)" --time-limit "$GRADE_TIMEOUT" --gpu-wait "$GRADE_GPU_WAIT"
+    printf '%s\n' --gpu-lock "$(measure_lock)" --time-limit "$GRADE_TIMEOUT" --gpu-deadline "$((EPOCHSECONDS + GRADE_GPU_WAIT))"
 }
 
 # log_gpu_alone: a line of gpu-use.tsv, mode alone, for each lock record
@@ -399,7 +400,6 @@ run_program() {
     LOCK=$mode confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$file"
     local -a lock=()
     [ "$mode" != measure ] || mapfile -t lock < <(measure_args)
-    RAN_MEASURED=$([ "$mode" = measure ] && echo yes || echo no)
     run on_gpu "$mode" "${CONFINE[@]}" "$(program_path)" ${GRADE_SEED:+-s "$GRADE_SEED"} --records "$file" \
         ${lock[@]+"${lock[@]}"} --plans "$(plans_file)" "$@"
     records=$(records_left "$file")
@@ -424,7 +424,7 @@ note_gpu() {
 }
 
 # not_graded_here KEY WHY: the step could not be graded here (no usable GPU,
-# or none free in time): the report reads the mark this leaves, never the
+# or none free in time, --gpu-deadline): the report reads the mark this leaves, never the
 # text of a message, which the learner's code may write, and gives the step
 # no points (a skip or not). Skips with WHY; fails with REQUIRE_GPU=1.
 not_graded_here() {
@@ -436,22 +436,14 @@ not_graded_here() {
     skip "$2"
 }
 
-# triage_exit KEY: after run_program, skip (or fail) on exit 77, and on a
-# timed or profiled run stopped while it waited for the GPU -- the only
-# cases that record KEY as skipped -- and explain timeouts and crashes.
+# triage_exit KEY: after run_program, skip (or fail) on exit 77 -- the only
+# case that records KEY as skipped -- and explain timeouts and crashes.
 # Returns normally only for exit 0 and 1.
 triage_exit() {
     case "$status" in
     0 | 1) return 0 ;;
     77) not_graded_here "$1" "$(tail -n 1 <<<"$output")" || return ;;
     124 | 137)
-        # A run that took the lock itself (measure_args) and was stopped
-        # without its own word on its time limit was stopped while it
-        # waited for the GPU, past what its sandbox allows (a profile's
-        # passes, each waiting): not the learner's to lose, nor a hang.
-        if [ "${RAN_MEASURED:-no}" = yes ] && ! grep -q "went past its time limit (--time-limit)" <<<"$output"; then
-            not_graded_here "$1" "not graded here: the GPU was not free to run alone in time (GRADE_GPU_WAIT=${GRADE_GPU_WAIT}s)" || return
-        fi
         record hung fail reason="an earlier run of $STEP was stopped after ${GRADE_TIMEOUT}s"
         fail "timed out after ${GRADE_TIMEOUT}s and was stopped: a kernel that never finishes -- a loop whose end is never reached, or a __syncthreads() that some threads of a block never reach?" || return
         ;;
@@ -1027,10 +1019,13 @@ grade_lesson() {
     plans_ready || { fail "not profiled: your host code's planning failed (see the correctness tests)"; return; }
     local mode
     mode=$(measure_mode)
-    LOCK=$mode confine "$GRADE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+    # (Its passes each a run of the program, each bounded by GRADE_TIMEOUT
+    # where it takes the lock itself: all of them, by twice that.)
+    local passes=1
+    [ "$mode" != measure ] || passes=2
+    LOCK=$mode confine "$((passes * GRADE_TIMEOUT))" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
     local -a lock=()
     [ "$mode" != measure ] || mapfile -t lock < <(measure_args)
-    RAN_MEASURED=$([ "$mode" = measure ] && echo yes || echo no)
     # An exit the program never gives (0, 1, 2, 3 or 77), and no timeout: the
     # profiler's own failure, seen once on a GPU shared by 14 graders (an
     # honest file's run ended with status 9 and no output). It is tried once

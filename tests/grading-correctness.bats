@@ -127,26 +127,23 @@ SCRIPT
     assert_verdict "$GRADE_RESULTS/04/hung" test=hung result=fail "reason=an earlier run of 04-fake was stopped after 1s"
 }
 
-@test "a timed run stopped while it waited for the GPU alone is not graded here, not hung; stopped by its own time limit, it hung" {
+@test "a timed run takes the GPU's lock itself, with a time limit and a deadline for its wait; past the deadline it is not graded here" {
     use_fake_step
-    # Stopped by its sandbox, with no word of its own: it was waiting.
-    FAKE_STATUS=124 FAKE_OUTPUT="prog: running\n"
+    FAKE_LOG=$BATS_TEST_TMPDIR/args FAKE_OUTPUT="$(timed_output 2.0 50)" run grade_check_timed
+    assert_success
+    run grep -cE -- "--gpu-lock $(measure_lock) --time-limit $GRADE_TIMEOUT --gpu-deadline [0-9]+ " "$BATS_TEST_TMPDIR/args"
+    assert_output 1
+    local deadline
+    deadline=$(sed -nE 's/.* --gpu-deadline ([0-9]+) .*/\1/p' "$BATS_TEST_TMPDIR/args")
+    [ "$((deadline - EPOCHSECONDS))" -le "$GRADE_GPU_WAIT" ] && [ "$((deadline - EPOCHSECONDS))" -ge "$((GRADE_GPU_WAIT - 30))" ] ||
+        fail "deadline $deadline is not GRADE_GPU_WAIT ($GRADE_GPU_WAIT s) from now ($EPOCHSECONDS)"
+    # Past its deadline, the program ends as without a GPU: not graded here.
+    FAKE_STATUS=77 FAKE_OUTPUT="prog: skipped: the GPU was not free in time (--gpu-deadline): not graded here\n"
     run grade_check_timed
     assert_success  # a skipped test returns success to `run`
     assert_verdict "$GRADE_RESULTS/04/check-timed" test=check-timed result=skip
     assert [ -e "$GRADE_RESULTS/04/no-gpu" ]
     assert [ ! -e "$GRADE_RESULTS/04/hung" ]
-    # Its program took the lock itself, with both bounds.
-    FAKE_LOG=$BATS_TEST_TMPDIR/args FAKE_STATUS=0 FAKE_OUTPUT="$(timed_output 2.0 50)" run grade_check_timed
-    assert_equal "$(grep -c -- "--gpu-lock $(measure_lock) --time-limit $GRADE_TIMEOUT --gpu-wait $GRADE_GPU_WAIT " "$BATS_TEST_TMPDIR/args")" 1
-    # Stopped by its own time limit: a kernel that never ends.
-    rm -f "$GRADE_RESULTS/04/no-gpu"
-    FAKE_STATUS=124 FAKE_OUTPUT="prog: the run went past its time limit (--time-limit) and was stopped\n"
-    run grade_check_timed
-    assert_failure
-    assert_output --partial "timed out after ${GRADE_TIMEOUT}s"
-    assert [ -e "$GRADE_RESULTS/04/hung" ]
-    assert [ ! -e "$GRADE_RESULTS/04/no-gpu" ]
 }
 
 @test "once a run of a step was stopped by the timeout, the step's other tests fail without waiting for it again" {

@@ -31,7 +31,7 @@ bad_options=(
     "-b" "-b 0" "-b abc" "-b 100000" "-r 0" "-r many" "-s x" "stray" "--watch" "--watch -1" "--watch x" "--check --watch 3"
     "--watched-only" "--check --watched-only" "--watch 3 --watched-only=1"
     "--census" "--census f" "--exact" "--exact=1" "-n 5 --exact" "--gpu-lock" "--gpu-lock /no-such-lock" "--gpu-lock /"
-    "--time-limit" "--time-limit 0" "--time-limit x" "--time-limit 86401" "--gpu-wait 5" "--gpu-wait"
+    "--time-limit" "--time-limit 0" "--time-limit x" "--time-limit 100000001" "--gpu-deadline 5" "--gpu-deadline"
     "--only" "--only bogus" "--only ceiling" "--only yours,,beyond" "-o Yours"
 )
 
@@ -177,13 +177,13 @@ bad_options=(
     wait
     assert_failure 77
     assert_equal "$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { print (b - a >= 2) }')" 1
-    # ... for --gpu-wait seconds at most: then it is not graded here (77).
+    # ... until --gpu-deadline at most: then it is not graded here (77).
     flock --exclusive "$lock" sh -c 'touch "$1"; sleep 4' _ "$BATS_TEST_TMPDIR/alone-long" &
     while [ ! -e "$BATS_TEST_TMPDIR/alone-long" ]; do sleep 0.05; done
     started=$EPOCHREALTIME
-    run env CUDA_VISIBLE_DEVICES= "$program" --gpu-lock "$lock" --gpu-wait 1 -n 5
+    run env CUDA_VISIBLE_DEVICES= "$program" --gpu-lock "$lock" --gpu-deadline "$(($(date +%s) + 1))" -n 5
     assert_failure 77
-    assert_output "$(basename "$program"): skipped: the GPU was not free within 1 s (--gpu-wait): not graded here"
+    assert_output "$(basename "$program"): skipped: the GPU was not free in time (--gpu-deadline): not graded here"
     assert_equal "$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { print (b - a < 3) }')" 1
     wait
 }
