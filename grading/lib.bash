@@ -423,26 +423,24 @@ note_gpu() {
     record_field "$device" name >"$GRADE_RESULTS/gpu"
 }
 
-# not_graded_here KEY WHY: the step could not be graded here (no usable GPU,
-# or none free in time, --gpu-deadline): the report reads the mark this leaves, never the
-# text of a message, which the learner's code may write, and gives the step
-# no points (a skip or not). Skips with WHY; fails with REQUIRE_GPU=1.
-not_graded_here() {
-    mkdir -p "$(verdict_dir)" && : >"$(verdict_dir)/no-gpu"
-    [ "${REQUIRE_GPU:-0}" = 1 ] || record "$1" skip
-    if [ "${REQUIRE_GPU:-0}" = 1 ]; then
-        fail "no GPU, and REQUIRE_GPU=1: $output" || return
-    fi
-    skip "$2"
-}
-
 # triage_exit KEY: after run_program, skip (or fail) on exit 77 -- the only
 # case that records KEY as skipped -- and explain timeouts and crashes.
 # Returns normally only for exit 0 and 1.
 triage_exit() {
     case "$status" in
     0 | 1) return 0 ;;
-    77) not_graded_here "$1" "$(tail -n 1 <<<"$output")" || return ;;
+    77)
+        # (A timed or profiled run that waited past its --gpu-deadline too.)
+        # The step could not be graded here: the report reads this mark,
+        # never the text of a message, which the learner's code may write,
+        # and gives the step no points (a skip or not).
+        mkdir -p "$(verdict_dir)" && : >"$(verdict_dir)/no-gpu"
+        [ "${REQUIRE_GPU:-0}" = 1 ] || record "$1" skip
+        if [ "${REQUIRE_GPU:-0}" = 1 ]; then
+            fail "no GPU, and REQUIRE_GPU=1: $output" || return
+        fi
+        skip "$(tail -n 1 <<<"$output")"
+        ;;
     124 | 137)
         record hung fail reason="an earlier run of $STEP was stopped after ${GRADE_TIMEOUT}s"
         fail "timed out after ${GRADE_TIMEOUT}s and was stopped: a kernel that never finishes -- a loop whose end is never reached, or a __syncthreads() that some threads of a block never reach?" || return
