@@ -194,8 +194,8 @@ require_build() {
 # the seconds it waited for the GPU and held it (grading/bench reads them).
 # A timed or profiled run measures for a fraction of its run: the rest (its
 # start, its inputs, its checks, the host's exact sums) may share the GPU. So
-# it takes the lock itself (on_gpu measure, and the program's --gpu-lock
-# "$(gpu_lock)"): shared from its start, alone only while it times the rounds
+# it takes the lock itself (on_gpu measure, and the program's options from
+# measure_args): shared from its start, alone only while it times the rounds
 # or runs the watched one (common/core/harness.cu, time_interleaved), and
 # says how long it waited and held it alone (a lock record: log_gpu_alone).
 # on_gpu shared|alone|measure COMMAND...: run COMMAND holding the lock so.
