@@ -66,17 +66,47 @@ me=$(readlink -f "$file")
 source "$common/tools/handed-out.bash"
 step=$(basename "$(dirname "$me")")
 [[ $step =~ ^[0-9][0-9]- ]] || step=99
+# resolve PATH...: each PATH read both ways at once, for inside and library
+# below: real_of (readlink -m: every link followed) and named_of (realpath
+# -s -m: the path as the preprocessor named it, made absolute). One process
+# for each reading of them all: a process for each reading of each of the
+# hundreds of headers a file includes took most of the check's time. A path
+# the lists do not answer line for line (one with a '-' in front, which
+# readlink reads as an option; a list that fails) is read alone where it is
+# judged, as before.
+declare -A real_of=() named_of=()
+resolve() {
+    local path paths=() reals=() nameds=() i
+    for path in "$@"; do
+        [[ -n $path && $path != -* ]] && paths+=("$path")
+    done
+    [ ${#paths[@]} -gt 0 ] || return 0
+    path=$(readlink -m -- "${paths[@]}") && mapfile -t reals <<<"$path" || return 0
+    path=$(realpath -s -m -- "${paths[@]}") && mapfile -t nameds <<<"$path" || return 0
+    [ ${#reals[@]} -eq ${#paths[@]} ] && [ ${#nameds[@]} -eq ${#paths[@]} ] || return 0
+    for i in "${!paths[@]}"; do
+        real_of["+${paths[i]}"]=${reals[i]}
+        named_of["+${paths[i]}"]=${nameds[i]}
+    done
+}
+# read_real PATH, read_named PATH: set real (named) to that reading of PATH,
+# resolve's where it has one (no process), else readlink's (realpath's) now.
+read_real() {
+    if [ -n "${real_of["+$1"]+set}" ]; then real=${real_of["+$1"]}; else real=$(readlink -m "$1"); fi
+}
+read_named() {
+    if [ -n "${named_of["+$1"]+set}" ]; then named=${named_of["+$1"]}; else named=$(realpath -s -m -- "$1"); fi
+}
 inside() {
-    local real dir
-    real=$(readlink -m "$1")
+    local real named dir
+    read_real "$1"
     [ "$real" = "$me" ] && return 0
     case $real in "$workbook"/*) handed_out "${step:0:2}" "${real#"$workbook"/}" || return 1 ;; esac
     # The toolkit's and the system's folders are the machine's, not the
     # learner's: a header there may be a link elsewhere (a toolkit unpacked
     # from Debian's packages links its include/ into usr/include), so the path
     # as the preprocessor named it counts too.
-    local named
-    named=$(realpath -s -m -- "$1")
+    read_named "$1"
     for dir in "${allowed[@]}"; do
         case $real in "$dir"/*) return 0 ;; esac
         [ "$dir" = "$common" ] && continue
@@ -91,8 +121,10 @@ inside() {
 # (cub::BlockReduce: tests/mutants/07-cub-block-reduce.patch). libcu++
 # (cuda/) and cooperative groups stay allowed: they do no step's work.
 library() {
-    local path dir
-    for path in "$(readlink -m "$1")" "$(realpath -s -m -- "$1")"; do
+    local real named path dir
+    read_real "$1"
+    read_named "$1"
+    for path in "$real" "$named"; do
         for dir in "${allowed[@]}"; do
             [ "$dir" = "$common" ] && continue
             case ${path#"$dir"/} in "$path") ;; cub/* | thrust/* | cccl/cub/* | cccl/thrust/*) return 0 ;; esac
@@ -127,8 +159,14 @@ if [ "$status" -ne 0 ]; then
     fi
 fi
 
+# The paths, split where the preprocessor's list puts a space, read all at
+# once (resolve), then judged one by one.
+deps_list=()
 while read -r dep; do
-    [ -n "$dep" ] || continue
+    [ -n "$dep" ] && deps_list+=("$dep")
+done < <(sed -e '1s/^[^:]*: *//' -e 's/\\$//' <<<"$deps" | tr ' ' '\n')
+resolve "${deps_list[@]}"
+for dep in "${deps_list[@]}"; do
     # A path make cannot read back from a dependency file (a ':', a '$' or a
     # '#' in it) would break every later make of the step: refused as well.
     if [[ $dep == *[:\$\#]* ]] || ! inside "$dep"; then
@@ -136,7 +174,7 @@ while read -r dep; do
     elif library "$dep"; then
         libraries+=("$dep")
     fi
-done < <(sed -e '1s/^[^:]*: *//' -e 's/\\$//' <<<"$deps" | tr ' ' '\n')
+done
 if [ ${#libraries[@]} -gt 0 ]; then
     {
         echo "$(basename "$file") includes CUB or Thrust, libraries whose algorithms would do the step's work in your kernel, so it was not $([ -n "$deps_file" ] && echo built || echo compiled):"
