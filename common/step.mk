@@ -213,11 +213,12 @@ $(COMMON_BUILD)/%.o: $(COMMON_DIR)/%.cpp $(COMMON_BUILD)/flags
 
 -include $(wildcard $(BUILD)/*.d $(COMMON_BUILD)/core/*.d $(COMMON_BUILD)/tracks/*/*.d $(BEYOND_OBJS:.o=.d))
 
-# Twice: at the small sizes, every block size; and at the timed run's size
-# and block, the graded kernels alone (a kernel may behave otherwise there),
-# one call on the exact-size input as a timed run makes it (--exact), under
-# the tools that finish there (SANITIZE_TIMED_TOOLS: all, unless named).
-SANITIZE_RUNS := --check -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --exact --only yours $(call step_field,timed))
+# Twice, the learner's kernels alone (--only yours: the given ones are the
+# workbook's): at the small sizes, every block size; and at the timed run's
+# size and block (a kernel may behave otherwise there), one call on the
+# exact-size input as a timed run makes it (--exact), under the tools that
+# finish there (SANITIZE_TIMED_TOOLS: all, unless named).
+SANITIZE_RUNS := --check --only yours -n $(SANITIZE_SIZES) -b $(SANITIZE_BLOCKS);$(strip $(SANITIZE_TIMED_TOOLS) --check --exact --only yours $(call step_field,timed))
 
 # make sanitize, profile and explain need a GPU: each asks for one before it
 # builds anything (ask_for_gpu, common/cuda.mk), and without one says so in a

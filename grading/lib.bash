@@ -29,7 +29,8 @@
 #                       sanitizer or profiler included (default 8192)
 #   GRADE_BUILD_TIMEOUT, GRADE_BUILD_MEMORY  the same for a step's build
 #                       (default 300 s, 4096 MB)
-#   GRADE_SANITIZE_TIMEOUT  seconds the sanitizers may take together (default 2 x GRADE_TIMEOUT)
+#   GRADE_SANITIZE_TIMEOUT  seconds a sanitizer run may take (default 2 x GRADE_TIMEOUT)
+#   GRADE_SANITIZE_SLOTS  how many sanitizer runs of the grading share the GPU at once (default 8)
 #   GRADE_SANDBOX       auto (default), bwrap or none: see grading/confine
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of the calibrated one
@@ -190,8 +191,9 @@ require_build() {
 # (A lock that let a run waiting to be alone go before the shared runs that
 # asked after it was slower: docs/grading.md, Grading faster.) The command
 # runs without the lock's descriptor: nothing it leaves behind holds the GPU.
-# Each use is a line of GRADE_RESULTS/gpu-use.tsv: step, test, mode, and
-# the seconds it waited for the GPU and held it (grading/bench reads them).
+# Each use is a line of GRADE_RESULTS/gpu-use.tsv: step, test, mode, the
+# seconds it waited for the GPU and held it (grading/bench reads them), and
+# when it asked (seconds since 1970: a timeline of the grading).
 # A timed or profiled run measures for a fraction of its run: the rest (its
 # start, its inputs, its checks, the host's exact sums) may share the GPU. So
 # it takes the lock itself (on_gpu measure, and the program's options from
@@ -215,7 +217,7 @@ on_gpu() {
         exec {fd}>&-
     fi
     awk -v step="$STEP" -v test="${BATS_TEST_DESCRIPTION:-}" -v mode="$mode" -v a="$asked" -v g="$got" -v e="$EPOCHREALTIME" \
-        'BEGIN { printf "%s\t%s\t%s\t%.2f\t%.2f\n", step, test, mode, g - a, e - g }' >>"$GRADE_RESULTS/gpu-use.tsv" 2>/dev/null
+        'BEGIN { printf "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\n", step, test, mode, g - a, e - g, a }' >>"$GRADE_RESULTS/gpu-use.tsv" 2>/dev/null
     return $rc
 }
 
@@ -245,14 +247,15 @@ measure_args() {
 }
 
 # log_gpu_alone: a line of gpu-use.tsv, mode alone, for each lock record
-# (waited=, held=) on stdin, what a run of on_gpu measure printed. (A log
-# for grading/bench, read by no verdict.)
+# (waited=, held=) on stdin, what a run of on_gpu measure printed, when it
+# asked taken as its hold and wait before now. (A log for grading/bench,
+# read by no verdict.)
 log_gpu_alone() {
-    awk -F'\t' -v step="$STEP" -v test="${BATS_TEST_DESCRIPTION:-}" '
+    awk -F'\t' -v step="$STEP" -v test="${BATS_TEST_DESCRIPTION:-}" -v now="$EPOCHREALTIME" '
         $1 == "lock" {
             for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
             if (v["waited"] ~ /^[0-9.]+$/ && v["held"] ~ /^[0-9.]+$/)
-                printf "%s\t%s\talone\t%.2f\t%.2f\n", step, test, v["waited"], v["held"]
+                printf "%s\t%s\talone\t%.2f\t%.2f\t%.2f\n", step, test, v["waited"], v["held"], now - v["held"] - v["waited"]
         }' >>"$GRADE_RESULTS/gpu-use.tsv" 2>/dev/null || true
 }
 
@@ -516,8 +519,10 @@ fail_wrong_run() {
 # Every block of the step checked in one run, made by the first correctness
 # test that asks (one program start, context and module load instead of one
 # per block): --check at each of the step's blocks and every size that any
-# of them checks (all_check_sizes). Its status, then its records, are kept
-# with the step's verdicts.
+# of them checks (all_check_sizes), the learner's kernels (--only yours: the
+# reference solution's kernels past the lesson are no hand-in's, and
+# tests/gpu-exercises.bats checks them). Its status, then its records, are
+# kept with the step's verdicts.
 checks_file() { echo "$(verdict_dir)/checks.records"; }
 all_check_sizes() {
     local block file
@@ -531,9 +536,32 @@ all_check_sizes() {
 }
 checks_ready() {
     [ ! -e "$(checks_file)" ] || return 0
-    run_program --check -b "$(step_setting blocks)" -n "$(all_check_sizes)"
+    local gate
+    # (Held shared while it runs: the sanitizers' runs wait for it, checks_gate.)
+    mkdir -p "$GRADE_RESULTS"
+    exec {gate}>>"$(checks_gate)"
+    flock --shared "$gate" 2>/dev/null || true
+    run_program --check --only yours -b "$(step_setting blocks)" -n "$(all_check_sizes)"
+    exec {gate}>&-
     mkdir -p "$(verdict_dir)"
     { echo "$status"; printf '%s\n' "$records"; } >"$(checks_file)"
+}
+
+# The run of every block makes thousands of short calls, each waiting for
+# the GPU (a module reloaded, the inputs mapped read-only, a sum read back):
+# alone it takes a second (step 07 on an H200, 2026-12-01: 0.97 s), beside
+# the other steps' sanitizers 38-41 s, each of its waits a turn of every busy
+# context's time slice. So the runs that share the GPU for long -- the
+# sanitizers, the audit's and the census -- wait, up to CHECKS_WAIT seconds,
+# until no step's run of every block is in progress: that run holds the
+# grading's checks gate shared, and they take it alone for a moment.
+checks_gate() { echo "$GRADE_RESULTS/checks.gate"; }
+: "${CHECKS_WAIT:=15}"  # (a test sets less)
+wait_for_checks() {
+    local gate
+    command -v flock >/dev/null && exec {gate}>>"$(checks_gate)" || return 0
+    flock --exclusive --timeout "$CHECKS_WAIT" "$gate" 2>/dev/null || true
+    exec {gate}>&-
 }
 
 # block_checked_right BLOCK: the run of every block (checks_ready) shows BLOCK
@@ -578,7 +606,7 @@ grade_check() {
     fi
     local sizes
     sizes=$(IFS=,; echo "$*")
-    run_program --check -b "$block" -n "$sizes"
+    run_program --check --only yours -b "$block" -n "$sizes"
     record "check-$block" fail  # until shown otherwise
     triage_exit "check-$block" || return
     note_gpu
@@ -1155,7 +1183,7 @@ lesson_kernels_regex() {
 # the inputs', the cache flush's and the scrub's own kernels).
 : "${LESSON_LAUNCHES:=400}"
 
-# Seconds the sanitizers may take together: they slow a kernel down 10 to 100 times.
+# Seconds a sanitizer run may take: they slow a kernel down 10 to 100 times.
 : "${GRADE_SANITIZE_TIMEOUT:=$((2 * GRADE_TIMEOUT))}"
 
 # grade_sanitize: what `make sanitize` runs (common/tools/sanitize.sh:
@@ -1193,8 +1221,8 @@ grade_sanitize() {
     plans_ready || { fail "not run: your host code's planning failed (see the correctness tests)"; return; }
     # The runs, started by the correctness tests (sanitize_early) or now;
     # then read in make sanitize's order, as one after another: the first
-    # run that reports problems is the verdict's. The verdict names every
-    # tool that ran (tools=), or those that reported problems (reported=).
+    # run that did not pass is the verdict's, quoted. The verdict names every
+    # tool that ran (tools=), or every one that reported problems (reported=).
     local dir
     dir=$(verdict_dir)/early/sanitize
     if ! sanitize_ended "$dir"; then
@@ -1202,16 +1230,19 @@ grade_sanitize() {
         sanitize_ended "$dir" || { fail "the sanitizers' runs ended without a word (see $dir)"; return; }
     fi
     [ ! -s "$dir/error" ] || { fail "the sanitizers' runs are unknown: $(cat "$dir/error")"; return; }
-    local clean="" count=0 i
+    local clean="" reported="" count=0 i first=0
     while [ -e "$dir/$((count + 1)).args" ]; do count=$((count + 1)); done
-    status=0
     for ((i = 1; i <= count; i++)); do
-        args=$(cat "$dir/$i.args")
-        output=$(cat "$dir/$i.out")
-        status=$(cat "$dir/$i.status")
-        [ "$status" -eq 0 ] || break
-        clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' <<<"$output")"
+        [ "$(cat "$dir/$i.status" 2>/dev/null)" = 0 ] || [ "$first" -ne 0 ] || first=$i
+        reported="$reported $(grep -o '^sanitize: .* reported problems' "$dir/$i.out" | sed 's/^sanitize: //; s/ reported problems//')"
+        clean="$clean $(sed -n 's/^sanitize: \(.*\) clean for .*/\1/p' "$dir/$i.out")"
     done
+    status=0 args="" output=""
+    if [ "$first" -ne 0 ]; then
+        args=$(cat "$dir/$first.args")
+        output=$(cat "$dir/$first.out")
+        status=$(cat "$dir/$first.status" 2>/dev/null) || status=1
+    fi
     case $status in
     0) record sanitize pass tools="$(tr ' ' '\n' <<<"$clean" | awk 'NF && !seen[$0]++' | paste -sd' ')" ;;
     77) triage_exit sanitize ;;
@@ -1219,7 +1250,7 @@ grade_sanitize() {
         record sanitize fail reason="timed out"
         fail "the sanitizers did not finish within ${GRADE_SANITIZE_TIMEOUT}s (GRADE_SANITIZE_TIMEOUT) at $args: a kernel that hangs under them?" ;;
     *)
-        record sanitize fail reported="$(grep -o '^sanitize: .* reported problems' <<<"$output" | sed 's/^sanitize: //; s/ reported problems//')"
+        record sanitize fail reported="$(tr ' ' '\n' <<<"$reported" | awk 'NF && !seen[$0]++' | paste -sd' ')"
         fail "$(printf 'compute-sanitizer reports problems in %s %s (run it yourself: make sanitize EX=%s):\n%s' \
             "$(basename "$(program_path)")" "$args" "$(step_number)" "$(head -n 60 <<<"$output")")" ;;
     esac
@@ -1458,14 +1489,16 @@ early_result() {
 # 21 s, from 28 s with the host's sums split; docs/grading.md, Grading faster).
 
 # sanitize_start DIR SCRATCH: every run of sanitize_runs -- the small sizes, and the
-# timed one (under the tools it names, if it names some) -- and every tool
-# of a run (--together), all at once in the background: the wait of the
-# slowest one. For the K-th run DIR/K.args, K.out and K.status; DIR/error
-# where the runs are unknown; DIR/done when all have ended. SCRATCH is the
-# one folder they may write in. The launch audit's runs start beside them
-# (start_audit_runs).
+# timed one (under the tools it names, if it names some) -- each tool of a
+# run a run of its own (sanitize.sh --tools TOOL), in the background, at most
+# GRADE_SANITIZE_SLOTS of the grading's at once (sanitize_slot): the timed
+# size's first, racecheck's first of those, the longest. For the K-th run,
+# in make sanitize's order (its runs, then sanitize.sh's tools), DIR/K.args,
+# K.out and K.status; DIR/error where the runs are unknown; DIR/done when all
+# have ended. SCRATCH is the one folder they may write in. The launch audit's
+# runs start beside them (start_audit_runs).
 sanitize_start() {
-    local dir=$1 scratch=$2 sanitizer runs args count=0
+    local dir=$1 scratch=$2 sanitizer runs args tool count=0 k
     sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
     rm -rf "$dir"
     mkdir -p "$dir" "$scratch"
@@ -1474,34 +1507,84 @@ sanitize_start() {
         : >"$dir/done"
         return
     fi
-    start_audit_runs
-    # (Each run may write in a folder of its own, not where its status goes.)
-    confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$scratch"
+    local -a order=()
+    local line=0
+    while read -r args; do
+        [ -n "$args" ] || continue
+        line=$((line + 1))
+        local named="" rest=$args
+        if [[ $rest == "--tools "* ]]; then
+            rest=${rest#--tools }
+            named=${rest%% *}
+            rest=${rest#* }
+        fi
+        local tools
+        tools=$("$GRADING_DIR/../common/tools/sanitize.sh" --print-tools ${named:+--tools "$named"}) || {
+            printf 'sanitize.sh --print-tools refused the run %s\n' "$args" >"$dir/error"
+            : >"$dir/done"
+            return
+        }
+        for tool in $tools; do
+            count=$((count + 1))
+            printf '%s\n' "--tools $tool $rest" >"$dir/$count.args"
+            # The order they start in: the last run's (the timed size) first, racecheck first.
+            order+=("$line $([ "$tool" = racecheck ] && echo 0 || echo 1) $count")
+        done
+    done <<<"$runs"
     {
+        wait_for_checks
+        start_audit_runs
+        # (Each run may write in a folder of its own, not where its status goes.)
+        confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$scratch"
         # (Where they ran from a correctness test, the GPU's log names them as theirs.)
         BATS_TEST_DESCRIPTION="$(step_number) clean under compute-sanitizer"
         local -a pids=()
-        while read -r args; do
-            [ -n "$args" ] || continue
-            count=$((count + 1))
-            printf '%s\n' "$args" >"$dir/$count.args"
+        for k in $(printf '%s\n' "${order[@]}" | sort -k1,1nr -k2,2n -k3,3n | cut -d' ' -f3); do
+            sanitize_slot
             # A run's status is kept whatever it is: the graded test's errexit
             # holds in this background run too, and would end it before a
             # failed run's status is written (a report then read as "not run").
             {
                 ran=0
-                # shellcheck disable=SC2086
+                # shellcheck disable=SC2046
                 on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-                    "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" --together $args ${GRADE_SEED:+-s "$GRADE_SEED"} \
-                    --plans "$(plans_file)" >"$dir/$count.out" 2>&1 || ran=$?
-                echo "$ran" >"$dir/$count.status"
+                    "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $(cat "$dir/$k.args") ${GRADE_SEED:+-s "$GRADE_SEED"} \
+                    --plans "$(plans_file)" >"$dir/$k.out" 2>&1 {SLOT_FD}>&- || ran=$?
+                echo "$ran" >"$dir/$k.status"
             } &
             pids+=($!)
-        done <<<"$runs"
+            exec {SLOT_FD}>&-  # (the run's own copy holds its slot until it ends)
+        done
         [ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" || true
         : >"$dir/done"
     } </dev/null >"$dir/log" 2>&1 3>&- &
     echo "$!" >"$dir/pid"
+}
+
+# How many sanitizer runs of a grading share the GPU at once: each takes
+# seconds of the host's cores (racecheck at a reduction's timed size, 46 s
+# of them in 8 s) and its own context; more at once only slice the GPU and
+# the cores finer (docs/grading.md, Grading faster).
+: "${GRADE_SANITIZE_SLOTS:=8}"
+[[ $GRADE_SANITIZE_SLOTS =~ ^[1-9][0-9]*$ ]] || GRADE_SANITIZE_SLOTS=8  # (grading/grade refuses it)
+
+# sanitize_slot: wait for one of GRADE_SANITIZE_SLOTS slots, the locks of
+# the grading's sanitizer runs (in GRADE_RESULTS, the one folder of all its
+# steps), and hold it open in SLOT_FD (/dev/null without flock: no bound).
+sanitize_slot() {
+    local slots=$GRADE_RESULTS/sanitize-slots k
+    if ! command -v flock >/dev/null || ! mkdir -p "$slots"; then
+        exec {SLOT_FD}</dev/null
+        return 0
+    fi
+    while :; do
+        for ((k = 1; k <= GRADE_SANITIZE_SLOTS; k++)); do
+            exec {SLOT_FD}>>"$slots/$k"
+            flock --nonblock "$SLOT_FD" && return 0
+            exec {SLOT_FD}>&-
+        done
+        sleep 0.1
+    done
 }
 
 # sanitize_ended DIR: wait for the runs sanitize_start started in DIR, for as

@@ -115,7 +115,7 @@ grade_fake_step() {
     assert_success
     grade_fake_step "--check -n 1 -b 32"
     assert_success
-    # (The grader runs them --together: in any order.)
+    # (The grader runs them side by side: in any order.)
     assert_equal "$(sort "$T/make-sanitize")" "$(sort "$T/grader")"
     # What the grader runs is what its verdict names, initcheck among them.
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
@@ -123,34 +123,21 @@ grade_fake_step() {
     grep -qx initcheck "$T/grader"
 }
 
-# The grader runs the four at once (--together); what it reports, and its
-# verdict, are those of the four one after another, a failure included.
-@test "sanitize.sh --together runs the tools at once and reports as one after another would" {
-    cat >"$T/compute-sanitizer" <<'SCRIPT'
-#!/bin/sh
-# Each tool takes a second; racecheck finds a hazard.
-[ "$1" != --help ] || exit 0
-echo "$2 start $(date +%s.%N)" >>"$TOOLS_ASKED"
-sleep 1
-if [ "$2" = racecheck ]; then echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 99; fi
-echo "========= ERROR SUMMARY: 0 errors"
-SCRIPT
-    chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer
-    TOOLS_ASKED=$T/one run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --check -n 1
-    assert_failure 1
-    local one=$output
-    SECONDS=0
-    TOOLS_ASKED=$T/together run "$WORKBOOK_DIR/common/tools/sanitize.sh" /bin/true --together --check -n 1
-    local took=$SECONDS
-    assert_failure 1
-    assert_equal "$output" "$one"
-    assert_output --partial "-> racecheck: FAILED (exit 99)"
-    assert_output --partial "sanitize: racecheck reported problems"
-    # At once: the four began within a second of each other.
-    run awk '{ t[NR] = $3 } END { min = max = t[1]; for (i in t) { if (t[i] < min) min = t[i]; if (t[i] > max) max = t[i] } exit !(NR == 4 && max - min < 0.9) }' "$T/together"
+# The grader runs each tool of a run as a run of its own (--tools TOOL),
+# and asks sanitize.sh which tools a run uses, in its order: the list is
+# sanitize.sh's only.
+@test "sanitize.sh --print-tools names a run's tools in the order it runs them; an unknown one is refused" {
+    run "$WORKBOOK_DIR/common/tools/sanitize.sh" --print-tools
     assert_success
-    [ "$took" -lt 4 ] || fail "four tools of a second each took $took s together"
+    assert_equal "$(paste -sd' ' <<<"$output")" "memcheck racecheck synccheck initcheck"
+    run "$WORKBOOK_DIR/common/tools/sanitize.sh" --print-tools --tools initcheck,memcheck
+    assert_success
+    assert_equal "$(paste -sd' ' <<<"$output")" "initcheck memcheck"
+    run "$WORKBOOK_DIR/common/tools/sanitize.sh" --print-tools --tools leakcheck
+    assert_failure 2
+    assert_output --partial "not one of the four"
+    run "$WORKBOOK_DIR/common/tools/sanitize.sh" --print-tools --tools
+    assert_failure 2
 }
 
 @test "a sanitizer run that names its tools runs those alone, for make and the grader; an unknown tool is refused" {
@@ -173,34 +160,106 @@ SCRIPT
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
 }
 
-# The grader starts make sanitize's runs all at once, and reads them in
-# make's order: the verdict is that of the first run that reports problems.
+# The grader starts make sanitize's runs, each tool a run, side by side,
+# and reads them in make's order: the verdict quotes the first run that
+# reports problems, and names every tool that reported.
 @test "the grader runs the sanitizers' runs at once, and judges them in make sanitize's order" {
     cat >"$T/compute-sanitizer" <<'SCRIPT'
 #!/bin/sh
-# Each tool takes two seconds; racecheck finds a hazard at -n 7 and -n 9.
+# Each tool takes two seconds; racecheck finds a hazard at -n 7 and -n 9, initcheck at -n 9.
 [ "$1" != --help ] || exit 0
 echo "$2 $*" >>"$TOOLS_ASKED"
 sleep 2
-case " $* " in
-*" -n 7 "* | *" -n 9 "*) [ "$2" = racecheck ] && { echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 99; } ;;
+case " $2 $* " in
+" racecheck "*" -n 7 "* | " racecheck "*" -n 9 "* | " initcheck "*" -n 9 "*)
+    echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 99 ;;
 esac
 echo "========= ERROR SUMMARY: 0 errors"
 SCRIPT
     chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=12
     SECONDS=0
     grade_fake_step "--check -n 1 -b 32" "--check -n 7 -b 32" "--check -n 9 -b 32"
     local took=$SECONDS
     assert_failure
-    # The first run that reports (make's second), named; the third not quoted.
-    assert_output --partial "compute-sanitizer reports problems in prog --check -n 7 -b 32"
+    # The first run that reports (make's second run, its racecheck), named; the third not quoted.
+    assert_output --partial "compute-sanitizer reports problems in prog --tools racecheck --check -n 7 -b 32"
     refute_output --partial -- "-n 9 -b 32"
-    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail reported=racecheck
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reported=racecheck initcheck"
     # Twelve tools of two seconds each, all at once (the runs one after
-    # another would take 6 s).
+    # another would take 24 s).
     assert_equal "$(wc -l <"$T/grader")" 12
     [ "$took" -lt 5 ] || fail "three runs of four tools of two seconds each took $took s"
+}
+
+# At most GRADE_SANITIZE_SLOTS of a grading's sanitizer runs at once, the
+# longest first: the timed size's (make's last run), racecheck first.
+@test "the grader runs at most GRADE_SANITIZE_SLOTS sanitizer runs at once, the timed size's racecheck first" {
+    cat >"$T/compute-sanitizer" <<'SCRIPT'
+#!/bin/sh
+[ "$1" != --help ] || exit 0
+echo "start $2 $(date +%s.%N) $*" >>"$TOOLS_ASKED"
+sleep 0.5
+echo "end $2 $(date +%s.%N)" >>"$TOOLS_ASKED"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=2
+    grade_fake_step "--check -n 1 -b 32" "--check -n 2^20 -b 256"
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
+    # Eight runs, never more than two at once.
+    assert_equal "$(grep -c '^start' "$T/grader")" 8
+    run bash -c "awk '{ print \$3, (\$1 == \"start\" ? 1 : -1) }' '$T/grader' | sort -n -k1,1 -k2,2n | awk '{ now += \$2; if (now > most) most = now } END { print most }'"
+    assert_output 2
+    # The first two to start: the timed size's, racecheck one of them.
+    run bash -c "sort -n -k3,3 '$T/grader' | grep '^start' | head -n 2"
+    assert_equal "$(grep -c -- '-n 2^20' <<<"$output")" 2
+    assert_line --regexp '^start racecheck '
+    # Then the timed size's other two, and the small sizes' four after.
+    run bash -c "sort -n -k3,3 '$T/grader' | grep '^start' | head -n 4"
+    assert_equal "$(grep -c -- '-n 2^20' <<<"$output")" 4
+    run bash -c "sort -n -k3,3 '$T/grader' | grep '^start' | tail -n 4 | cut -d' ' -f2 | sort | paste -sd' '"
+    assert_output "initcheck memcheck racecheck synccheck"
+}
+
+# A step's run of every block waits for the GPU thousands of times, and
+# beside the sanitizers each wait is long: their runs start once no run of
+# every block holds the checks gate (checks_ready), CHECKS_WAIT seconds at most.
+@test "the sanitizers' runs wait for the grading's runs of every block in progress, CHECKS_WAIT seconds at most" {
+    cat >"$T/compute-sanitizer" <<'SCRIPT'
+#!/bin/sh
+[ "$1" != --help ] || exit 0
+echo "$2 $(date +%s.%N)" >>"$TOOLS_ASKED"
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none
+    mkdir -p "$T/results"
+    # Another step's run of every block, in progress for 2 s.
+    flock --shared "$T/results/checks.gate" sh -c 'touch "$1"; sleep 2' _ "$T/holding" &
+    while [ ! -e "$T/holding" ]; do sleep 0.05; done
+    local released workbook=$WORKBOOK_DIR
+    released=$(awk -v t="$EPOCHREALTIME" 'BEGIN { printf "%.2f", t + 1.9 }')
+    grade_fake_step "--check -n 1 -b 32"
+    assert_success
+    run awk -v r="$released" '$2 + 0 < r + 0 { print "started before the checks ended: " $0 }' "$T/grader"
+    assert_output ""
+    assert_equal "$(wc -l <"$T/grader")" 4
+    # A run of every block that never ends holds them CHECKS_WAIT seconds, no more.
+    rm -f "$T/grader" "$T/holding"
+    rm -rf "$T/results/04"
+    WORKBOOK_DIR=$workbook  # (grade_fake_step moved it to the fake step's)
+    flock --shared "$T/results/checks.gate" sh -c 'touch "$1"; sleep 30' _ "$T/holding" &
+    local hung=$!
+    while [ ! -e "$T/holding" ]; do sleep 0.05; done
+    SECONDS=0
+    CHECKS_WAIT=1 grade_fake_step "--check -n 1 -b 32"
+    local took=$SECONDS
+    kill "$hung" 2>/dev/null || true
+    assert_success
+    [ "$took" -lt 10 ] || fail "the sanitizers waited $took s for a run of every block that never ends"
+    assert_equal "$(wc -l <"$T/grader")" 4
 }
 
 # A tool that reported what it found ran on a GPU: its findings stand, even

@@ -26,6 +26,24 @@ setup() {
     done
 }
 
+# The grader checks the learner's kernels only (--only yours); the kernels
+# past the lesson, which only the reference solutions define, are checked
+# here, at every size and block a grading checks.
+@test "the reference solutions' kernels past the lesson are right at every size and block the grader checks" {
+    [ -d "$WORKBOOK_DIR/solutions" ] || skip "a handout: no reference solutions"
+    local dir step blocks sizes checked=0
+    for dir in "${STEP_DIRS[@]}"; do
+        step=$(basename "$dir")
+        [ -n "$(cd "$WORKBOOK_DIR" && source common/tools/manifest.bash && step_field "$step" beyond_sources)" ] || continue
+        blocks=$(cd "$WORKBOOK_DIR" && source common/tools/manifest.bash && step_field "$step" blocks)
+        sizes=$(source "$WORKBOOK_DIR/grading/common.bash" && for b in ${blocks//,/ }; do step_check_sizes "$step" "$b"; done | sort -nu | paste -sd, -)
+        run "$dir$(program_of "$dir")_solution" --check --only beyond -b "$blocks" -n "$sizes"
+        [ "$status" -eq 0 ] || fail "$(printf '%s: its kernels past the lesson are not right (exit %s):\n%s' "$step" "$status" "$(tail -n 20 <<<"$output")")"
+        checked=$((checked + 1))
+    done
+    [ "$checked" -gt 0 ] || fail "no step has kernels past the lesson (beyond_sources in steps.conf)"
+}
+
 # The grader's timed and profiled runs take its GPU lock themselves
 # (--gpu-lock, on_gpu measure in grading/lib.bash): shared from their start,
 # so that no run alone is disturbed by it, and alone only while they time.

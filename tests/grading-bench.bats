@@ -12,7 +12,7 @@ load grading-helpers
     (BATS_TEST_DESCRIPTION="04 correct when timed" && on_gpu alone sleep 0.2)
     (BATS_TEST_DESCRIPTION="04 clean under compute-sanitizer" && on_gpu shared true)
     run cat "$GRADE_RESULTS/gpu-use.tsv"
-    assert_line --index 0 --regexp $'^04-fake\t04 correct when timed\talone\t[0-9]+\\.[0-9]{2}\t[0-9]+\\.[0-9]{2}$'
+    assert_line --index 0 --regexp $'^04-fake\t04 correct when timed\talone\t[0-9]+\\.[0-9]{2}\t[0-9]+\\.[0-9]{2}\t[0-9]{10}\\.[0-9]{2}$'
     # (It held the GPU for the command's 0.2 s at least.)
     assert_equal "$(awk -F'\t' 'NR == 1 { print ($5 >= 0.2) }' "$GRADE_RESULTS/gpu-use.tsv")" 1
     assert_line --index 1 --regexp $'^04-fake\t04 clean under compute-sanitizer\tshared\t'
@@ -50,8 +50,8 @@ load grading-helpers
         "$(record_line lock waited=x held=1)" "lock waited=9 held=9" |
         (BATS_TEST_DESCRIPTION="04 correct when timed" && log_gpu_alone)
     run cat "$GRADE_RESULTS/gpu-use.tsv"
-    assert_line --index 0 --regexp $'^04-fake\t04 correct when timed\tmeasure\t0\\.00\t[0-9]+\\.[0-9]{2}$'
-    assert_line --index 1 $'04-fake\t04 correct when timed\talone\t1.23\t0.57'
+    assert_line --index 0 --regexp $'^04-fake\t04 correct when timed\tmeasure\t0\\.00\t[0-9]+\\.[0-9]{2}\t[0-9]{10}\\.[0-9]{2}$'
+    assert_line --index 1 --regexp $'^04-fake\t04 correct when timed\talone\t1\\.23\t0\\.57\t[0-9]{10}\\.[0-9]{2}$'
     assert_equal "${#lines[@]}" 2
     # The lock is given to the program, and is readable in its sandbox.
     LOCK=measure confine 10 100 "$BATS_TEST_TMPDIR"

@@ -38,12 +38,14 @@ load grading-helpers
 
 @test "grade refuses a limit that is not a whole number, before grading: it would be charged to the learner" {
     local limit
-    for limit in GRADE_TIMEOUT GRADE_MEMORY GRADE_BUILD_TIMEOUT GRADE_SANITIZE_TIMEOUT; do
+    for limit in GRADE_TIMEOUT GRADE_MEMORY GRADE_BUILD_TIMEOUT GRADE_SANITIZE_TIMEOUT GRADE_GPU_WAIT GRADE_SANITIZE_SLOTS; do
         run env "$limit=abc" "$WORKBOOK_DIR/grading/grade" --step 04
         assert_failure 2
         assert_output --partial "$limit=abc: a whole number"
     done
     run env GRADE_TIMEOUT=0 "$WORKBOOK_DIR/grading/grade" --step 04
+    assert_failure 2
+    run env GRADE_SANITIZE_SLOTS=0 "$WORKBOOK_DIR/grading/grade" --step 04
     assert_failure 2
 }
 

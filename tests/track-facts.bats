@@ -125,7 +125,7 @@ copy_workbook() {
     grep -q '"check_block_multiples=2\\t"' "$file" || fail "$file has no check_block_multiples fact to change"
     run make -s -C "$W/$folder" print-sanitize-args
     assert_success
-    assert_line --index 0 --partial "--check -n 7,11 -b"
+    assert_line --index 0 --partial "--check --only yours -n 7,11 -b"
     # Block 1000: the two sizes, then one short of, at and one past two blocks.
     run bash -c "source '$W/grading/common.bash' && step_check_sizes $folder 1000 | paste -sd' '"
     assert_success

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# sanitize.sh PROGRAM [--together] [--tools LIST] ARGS...: run PROGRAM ARGS under compute-sanitizer's
+# sanitize.sh PROGRAM [--tools LIST] ARGS...: run PROGRAM ARGS under compute-sanitizer's
 # memcheck (out-of-bounds and misaligned accesses), racecheck (shared-memory
 # data races), synccheck (barriers not every thread reaches) and initcheck
-# (reads of global memory that nothing wrote), and pass only if none of them
-# reports anything: an error, a hazard or a warning.
+# (reads of global memory that nothing wrote), one after another, and pass
+# only if none of them reports anything: an error, a hazard or a warning.
 # Called by `make sanitize` and by the grader's sanitizer test, so that a
 # file clean under the one is clean under the other: the tools are listed
 # here only. ARGS are small sizes in --check mode. --tools names some of
 # them (comma-separated) for a run where all four would take too long: the
-# timed size of a matrix product (common/step.mk). --together runs the
-# tools at the same time, each its own process on the same GPU, and reports
-# them in the same order as one after another would (the grader's choice: one
-# tool's wait instead of four; on a small GPU, each takes its own memory).
+# timed size of a matrix product (common/step.mk); the grader runs each tool
+# of a run as a run of its own (--tools TOOL), side by side with others.
+#
+#   sanitize.sh --print-tools [--tools LIST]   the tools such a run uses, in
+#                                              the order it runs them, one a line
+#
 # compute-sanitizer is looked for as every tool of the toolkit is (cuda_tool
 # in common/tools/options.bash: first the toolkit make chose, CUDA_BIN, then PATH);
 # COMPUTE_SANITIZER names the one to use (the grader's choice). Exit status:
@@ -20,8 +22,24 @@
 set -u
 OPTIONS_NAME="sanitize"
 source "$(dirname "$0")/options.bash"
+tools="memcheck racecheck synccheck initcheck"
+# pick_tools LIST: the tools --tools LIST names, each one of the four.
+pick_tools() {
+    local tool
+    for tool in ${1//,/ }; do
+        [[ " $tools " == *" $tool "* ]] || die "--tools: not one of the four ($tools): $tool"
+    done
+    tools=${1//,/ }
+}
 case ${1:-} in
 -h | --help) usage; exit 0 ;;
+--print-tools)
+    if [ "${2:-}" = --tools ]; then
+        [ $# -ge 3 ] || die "--tools needs a list, such as memcheck,initcheck"
+        pick_tools "$3"
+    fi
+    printf '%s\n' $tools
+    exit 0 ;;
 '') die "name the program to run (try --help)" ;;
 esac
 program=$1
@@ -31,18 +49,9 @@ shift
 cuda_tool compute-sanitizer "${COMPUTE_SANITIZER:-}" >/dev/null || skip_without_gpu "$program"
 sanitizer=$(need_tool compute-sanitizer "NVIDIA's checker of memory accesses, races and barriers (package cuda-sanitizer-X-Y)" \
     "${COMPUTE_SANITIZER:-}") || exit 1
-tools="memcheck racecheck synccheck initcheck"
-together=0
-if [ "${1:-}" = --together ]; then
-    together=1
-    shift
-fi
 if [ "${1:-}" = --tools ]; then
     [ $# -ge 2 ] || die "--tools needs a list, such as memcheck,initcheck"
-    for tool in ${2//,/ }; do
-        [[ " $tools " == *" $tool "* ]] || die "--tools: not one of the four ($tools): $tool"
-    done
-    tools=${2//,/ }
+    pick_tools "$2"
     shift 2
 fi
 
@@ -87,14 +96,10 @@ run_tool() {
     echo $? >"$logs/$1.status"
 }
 args=("$@")
-if [ "$together" = 1 ]; then
-    for tool in $tools; do run_tool "$tool" & done
-    wait
-fi
 failed=()
 for tool in $tools; do
     echo "== $tool: $program $*"
-    [ "$together" = 1 ] || run_tool "$tool"
+    run_tool "$tool"
     log=$logs/$tool
     status=$(cat "$logs/$tool.status")
     grep -E '^=========' "$log" | grep -vE 'COMPUTE-SANITIZER|^========= *$' | head -40
@@ -103,7 +108,7 @@ for tool in $tools; do
     # calls a program that ends before its first CUDA call an error of its
     # own, 77 when the program is asked alone. Never when the tool reported
     # what it found (its error exit code, 99): the GPU ran, and a program run
-    # alone beside three busy tools may find none free.
+    # alone beside the grader's other busy runs may find none free.
     if [ "$status" -eq 77 ] || { [ "$status" -ne 0 ] && [ "$status" -ne 99 ] &&
         { "$program" --check -n 1 >/dev/null 2>&1; [ $? -eq 77 ]; }; }; then
         say_no_gpu
