@@ -625,6 +625,7 @@ grade_check() {
 # its input, is wrong here. The speed test reads this run's records.
 grade_check_timed() {
     require_build || return
+    lesson_early
     # shellcheck disable=SC2046
     LOCK=measure run_program $(timed_run)
     record check-timed fail  # until shown otherwise
@@ -1040,45 +1041,17 @@ grade_lesson() {
     fi
     local names
     names=$(tr '/+-' '\n\n\n' <<<"$metric/$also_left/$also_right" | awk 'NF && !seen[$0]++' | paste -sd, -)
-    local csv=$BATS_TEST_TMPDIR/lesson.csv
+    local csv
     mkdir -p "$GRADE_RESULTS"
     plans_ready || { fail "not profiled: your host code's planning failed (see the correctness tests)"; return; }
-    local mode
-    mode=$(measure_mode)
-    # (Its passes each a run of the program, each bounded by GRADE_TIMEOUT
-    # where it takes the lock itself: all of them, by twice that.)
-    local passes=1
-    [ "$mode" != measure ] || passes=2
-    LOCK=$mode confine "$((passes * GRADE_TIMEOUT))" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
-    local -a lock=()
-    [ "$mode" != measure ] || mapfile -t lock < <(measure_args)
-    # An exit the program never gives (0, 1, 2, 3 or 77), and no timeout: the
-    # profiler's own failure, seen once on a GPU shared by 14 graders (an
-    # honest file's run ended with status 9 and no output). It is tried once
-    # more: a file that fails twice fails.
-    # Where ncu needs more than one pass over a kernel for these counters, it
-    # runs the whole program again for each pass (--replay-mode
-    # application) rather than the kernel again within one run: a kernel
-    # replayed within a run finds its own shared memory as its last pass
-    # left it (the scrub runs before each call, not between passes), and so
-    # could count its passes and behave otherwise in all but the first
-    # (tests/mutants/03-replay-pass-shared-marker.patch). A program run
-    # again scrubs before the call, as every timed run does. Each pass runs
-    # the watched round alone (--watched-only), not the hundred rounds
-    # around it: nothing of those reaches the round's calls. ncu counts the
-    # two kernels compared and no other launch of the round (the inputs',
-    # the scrub's, the cache flush's, cuBLAS's): each launch it profiles
-    # costs it time in every pass, and their figures are read nowhere.
-    local try
-    for try in 1 2; do
-        # shellcheck disable=SC2046
-        run on_gpu "$mode" "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
-            --kernel-name-base demangled --kernel-name "regex:$(lesson_kernels_regex "$start_kernel" "$graded_kernel")" \
-            --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
-            ${GRADE_SEED:+-s "$GRADE_SEED"} ${lock[@]+"${lock[@]}"} --plans "$(plans_file)" $(timed_run) --watched-only
-        [ "$mode" != measure ] || log_gpu_alone <<<"$output"
-        case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
-    done
+    # The profile, started by the timed test (lesson_early) or now.
+    # (Its wait: the passes' time and their waits for the GPU alone.)
+    if EARLY_WAIT=$((2 * GRADE_TIMEOUT + GRADE_GPU_WAIT + 60)) early_result lesson; then
+        csv=$(verdict_dir)/early/lesson/lesson.csv
+    else
+        csv=$BATS_TEST_TMPDIR/lesson.csv
+        lesson_profile "$ncu" "$names" "$start_kernel" "$graded_kernel" "$BATS_TEST_TMPDIR" "$csv"
+    fi
     # What the profiled run printed (the program's heading once a pass of
     # ncu's, and whatever else it said), kept for whoever reads why.
     head -c 100000 <<<"$output" >"$(verdict_dir)/lesson.out"
@@ -1154,6 +1127,81 @@ grade_lesson() {
         fi
     fi
     record lesson pass "${figures[@]}"
+}
+
+# lesson_profile NCU METRICS START GRADED DIR CSV: the lesson's profile of the
+# watched round (grade_lesson), NCU counting METRICS of the kernels START
+# and GRADED into CSV; the one folder it may write in, DIR. Sets status and
+# output.
+lesson_profile() {
+    local ncu=$1 names=$2 start_kernel=$3 graded_kernel=$4 csv=$6
+    local mode
+    mode=$(measure_mode)
+    # (Its passes each a run of the program, each bounded by GRADE_TIMEOUT
+    # where it takes the lock itself: all of them, by twice that.)
+    local passes=1
+    [ "$mode" != measure ] || passes=2
+    LOCK=$mode confine "$((passes * GRADE_TIMEOUT))" "$GRADE_MEMORY" "$5"
+    local -a lock=()
+    [ "$mode" != measure ] || mapfile -t lock < <(measure_args)
+    # An exit the program never gives (0, 1, 2, 3 or 77), and no timeout: the
+    # profiler's own failure, seen once on a GPU shared by 14 graders (an
+    # honest file's run ended with status 9 and no output). It is tried once
+    # more: a file that fails twice fails.
+    # Where ncu needs more than one pass over a kernel for these counters, it
+    # runs the whole program again for each pass (--replay-mode
+    # application) rather than the kernel again within one run: a kernel
+    # replayed within a run finds its own shared memory as its last pass
+    # left it (the scrub runs before each call, not between passes), and so
+    # could count its passes and behave otherwise in all but the first
+    # (tests/mutants/03-replay-pass-shared-marker.patch). A program run
+    # again scrubs before the call, as every timed run does. Each pass runs
+    # the watched round alone (--watched-only), not the hundred rounds
+    # around it: nothing of those reaches the round's calls. ncu counts the
+    # two kernels compared and no other launch of the round (the inputs',
+    # the scrub's, the cache flush's, cuBLAS's): each launch it profiles
+    # costs it time in every pass, and their figures are read nowhere.
+    local try
+    for try in 1 2; do
+        # shellcheck disable=SC2046
+        run on_gpu "$mode" "${CONFINE[@]}" "$ncu" --clock-control none --replay-mode application --print-kernel-base mangled --launch-count "$LESSON_LAUNCHES" \
+            --kernel-name-base demangled --kernel-name "regex:$(lesson_kernels_regex "$start_kernel" "$graded_kernel")" \
+            --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
+            ${GRADE_SEED:+-s "$GRADE_SEED"} ${lock[@]+"${lock[@]}"} --plans "$(plans_file)" $(timed_run) --watched-only
+        [ "$mode" != measure ] || log_gpu_alone <<<"$output"
+        case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
+    done
+}
+
+# lesson_early: from the timed test, the lesson's profile started now in the
+# background (lesson_profile, its files in the step's early/lesson), where
+# the lesson test will profile -- a step with a lesson, its checks of every
+# block right, no instruction the lesson refuses, an ncu with its metrics --
+# so that its passes wait for the GPU beside the timed run, not after it.
+# The lesson test judges what it left, by its own verdict (require_correct).
+lesson_early() {
+    [ -n "$(step_setting lesson)" ] || return 0
+    [ "$(head -n 1 "$(checks_file)" 2>/dev/null)" = 0 ] || return 0
+    [ ! -e "$(verdict_dir)/early/lesson.started" ] || return 0
+    [ -z "$(forbidden_instructions "$(step_setting lesson_forbids)")" ] || return 0
+    local ncu families metric also also_left="" also_right="" names dir
+    ncu=$(find_cuda_tool ncu "${GRADE_NCU:-}")
+    [ -n "$ncu" ] || return 0
+    families=$(lesson_families)
+    metric=$(lesson_metric_here "$ncu" "$(step_setting lesson_metric)" "$families")
+    [ -n "$metric" ] || return 0
+    also=$(step_setting lesson_also)
+    if [ -n "$also" ]; then
+        also_left=$(lesson_metric_here "$ncu" "${also%%>=*}" "$families")
+        also_right=$(lesson_metric_here "$ncu" "${also#*>=}" "$families")
+        [[ $also == *">="* && -n $also_left && -n $also_right ]] || return 0
+    fi
+    names=$(tr '/+-' '\n\n\n' <<<"$metric/$also_left/$also_right" | awk 'NF && !seen[$0]++' | paste -sd, -)
+    dir=$(verdict_dir)/early/lesson
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    BATS_TEST_DESCRIPTION="$(step_number) $(step_setting lesson_title)" early_start lesson lesson_profile "$ncu" "$names" \
+        "$(step_setting lesson_start)" "$(step_setting audit | tr ' ' '\n' | sed -n 's/^kernel=//p')" "$dir" "$dir/lesson.csv"
 }
 
 # lesson_kernels_regex NAME...: a regular expression (ncu's --kernel-name
@@ -1250,9 +1298,12 @@ grade_sanitize() {
         record sanitize fail reason="timed out"
         fail "the sanitizers did not finish within ${GRADE_SANITIZE_TIMEOUT}s (GRADE_SANITIZE_TIMEOUT) at $args: a kernel that hangs under them?" ;;
     *)
-        record sanitize fail reported="$(tr ' ' '\n' <<<"$reported" | awk 'NF && !seen[$0]++' | paste -sd' ')"
-        fail "$(printf 'compute-sanitizer reports problems in %s %s (run it yourself: make sanitize EX=%s):\n%s' \
-            "$(basename "$(program_path)")" "$args" "$(step_number)" "$(head -n 60 <<<"$output")")" ;;
+        reported=$(tr ' ' '\n' <<<"$reported" | awk 'NF && !seen[$0]++' | paste -sd' ')
+        record sanitize fail reported="$reported"
+        # (The run's own options, less the tool it ran: the program's, as make sanitize gives them.)
+        fail "$(printf 'compute-sanitizer reports problems in %s %s, under %s (run it yourself: make sanitize EX=%s):\n%s' \
+            "$(basename "$(program_path)")" "$(sed -E 's/^--tools [a-z]+ //' <<<"$args")" "${reported// /, }" \
+            "$(step_number)" "$(head -n 60 <<<"$output")")" ;;
     esac
 }
 
@@ -1531,15 +1582,19 @@ sanitize_start() {
             order+=("$line $([ "$tool" = racecheck ] && echo 0 || echo 1) $count")
         done
     done <<<"$runs"
+    start_audit_runs
     {
         wait_for_checks
-        start_audit_runs
         # (Each run may write in a folder of its own, not where its status goes.)
         confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$scratch"
         # (Where they ran from a correctness test, the GPU's log names them as theirs.)
         BATS_TEST_DESCRIPTION="$(step_number) clean under compute-sanitizer"
         local -a pids=()
+        # (Half the slots at most for one step: one whose kernel hangs under
+        # the tools holds its runs' slots GRADE_SANITIZE_TIMEOUT each.)
+        local most=$(((GRADE_SANITIZE_SLOTS + 1) / 2))
         for k in $(printf '%s\n' "${order[@]}" | sort -k1,1nr -k2,2n -k3,3n | cut -d' ' -f3); do
+            while [ "$(jobs -rp | wc -l)" -ge "$most" ]; do sleep 0.25; done
             sanitize_slot
             # A run's status is kept whatever it is: the graded test's errexit
             # holds in this background run too, and would end it before a
@@ -1570,21 +1625,27 @@ sanitize_start() {
 
 # sanitize_slot: wait for one of GRADE_SANITIZE_SLOTS slots, the locks of
 # the grading's sanitizer runs (in GRADE_RESULTS, the one folder of all its
-# steps), and hold it open in SLOT_FD (/dev/null without flock: no bound).
+# steps), and hold it open in SLOT_FD. Without flock, or where the folder's
+# file system cannot lock (flock fails otherwise than on a slot taken, its
+# status 1: Lustre without -o flock, NFS without a lock daemon), SLOT_FD is
+# /dev/null: no bound, as on_gpu runs without its lock there.
 sanitize_slot() {
-    local slots=$GRADE_RESULTS/sanitize-slots k
-    if ! command -v flock >/dev/null || ! mkdir -p "$slots"; then
-        exec {SLOT_FD}</dev/null
-        return 0
-    fi
-    while :; do
-        for ((k = 1; k <= GRADE_SANITIZE_SLOTS; k++)); do
-            exec {SLOT_FD}>>"$slots/$k"
-            flock --nonblock "$SLOT_FD" && return 0
-            exec {SLOT_FD}>&-
+    local slots=$GRADE_RESULTS/sanitize-slots k taken
+    if command -v flock >/dev/null && mkdir -p "$slots"; then
+        while :; do
+            for ((k = 1; k <= GRADE_SANITIZE_SLOTS; k++)); do
+                exec {SLOT_FD}>>"$slots/$k" || break 2
+                taken=0
+                flock --nonblock "$SLOT_FD" 2>/dev/null || taken=$?
+                [ "$taken" -ne 0 ] || return 0
+                exec {SLOT_FD}>&-
+                [ "$taken" -eq 1 ] || break 2
+            done
+            sleep 0.25
         done
-        sleep 0.1
-    done
+        echo "sanitizers: the slots in $slots cannot be locked here: their runs are not bounded" >&2
+    fi
+    exec {SLOT_FD}</dev/null
 }
 
 # sanitize_ended DIR: wait for the runs sanitize_start started in DIR, for as
@@ -1627,12 +1688,19 @@ start_audit_runs() {
     mkdir -p "$(verdict_dir)/early"
     RECORDS_FILE=$(verdict_dir)/early/audit-run.records
     : >"$RECORDS_FILE"
-    early_start audit-run run_program --check -b "$block" -n "$(IFS=,; echo "$*")"
+    early_start audit-run after_checks run_program --check -b "$block" -n "$(IFS=,; echo "$*")"
     unset RECORDS_FILE
     if [[ " $(step_setting audit) " == *" launches=levels "* ]] && [ -n "$(option_of -n "$(step_setting timed)")" ]; then
         sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
-        [ -z "$sanitizer" ] || early_start census census_run "$sanitizer" "$(verdict_dir)/early/census"
+        [ -z "$sanitizer" ] || early_start census after_checks census_run "$sanitizer" "$(verdict_dir)/early/census"
     fi
+}
+
+# after_checks COMMAND...: COMMAND, once no step's run of every block is in
+# progress (wait_for_checks): a run started early that shares the GPU for long.
+after_checks() {
+    wait_for_checks
+    "$@"
 }
 
 # grade_census: who reads the input, at a step of levels. The timed size's

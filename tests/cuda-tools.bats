@@ -177,13 +177,13 @@ esac
 echo "========= ERROR SUMMARY: 0 errors"
 SCRIPT
     chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=12
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=24
     SECONDS=0
     grade_fake_step "--check -n 1 -b 32" "--check -n 7 -b 32" "--check -n 9 -b 32"
     local took=$SECONDS
     assert_failure
     # The first run that reports (make's second run, its racecheck), named; the third not quoted.
-    assert_output --partial "compute-sanitizer reports problems in prog --tools racecheck --check -n 7 -b 32"
+    assert_output --partial "compute-sanitizer reports problems in prog --check -n 7 -b 32, under racecheck, initcheck"
     refute_output --partial -- "-n 9 -b 32"
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reported=racecheck initcheck"
     # Twelve tools of two seconds each, all at once (the runs one after
@@ -192,9 +192,11 @@ SCRIPT
     [ "$took" -lt 5 ] || fail "three runs of four tools of two seconds each took $took s"
 }
 
-# At most GRADE_SANITIZE_SLOTS of a grading's sanitizer runs at once, the
-# longest first: the timed size's (make's last run), racecheck first.
-@test "the grader runs at most GRADE_SANITIZE_SLOTS sanitizer runs at once, the timed size's racecheck first" {
+# At most GRADE_SANITIZE_SLOTS of a grading's sanitizer runs at once, and
+# half of them for one step (a step whose kernel hangs under the tools holds
+# its slots long); the longest first: the timed size's (make's last run),
+# racecheck first.
+@test "the grader runs at most GRADE_SANITIZE_SLOTS sanitizer runs at once, half for a step, the timed size's racecheck first" {
     cat >"$T/compute-sanitizer" <<'SCRIPT'
 #!/bin/sh
 [ "$1" != --help ] || exit 0
@@ -204,23 +206,56 @@ echo "end $2 $(date +%s.%N)" >>"$TOOLS_ASKED"
 echo "========= ERROR SUMMARY: 0 errors"
 SCRIPT
     chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=2
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=4
+    local workbook=$WORKBOOK_DIR
     grade_fake_step "--check -n 1 -b 32" "--check -n 2^20 -b 256"
     assert_success
     assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
-    # Eight runs, never more than two at once.
+    # Eight runs, never more than two (half the four slots) at once.
     assert_equal "$(grep -c '^start' "$T/grader")" 8
-    run bash -c "awk '{ print \$3, (\$1 == \"start\" ? 1 : -1) }' '$T/grader' | sort -n -k1,1 -k2,2n | awk '{ now += \$2; if (now > most) most = now } END { print most }'"
-    assert_output 2
-    # The first two to start: the timed size's, racecheck one of them.
+    most_at_once() {
+        awk '{ print $3, ($1 == "start" ? 1 : -1) }' "$T/grader" | sort -n -k1,1 -k2,2n | awk '{ now += $2; if (now > most) most = now } END { print most }'
+    }
+    assert_equal "$(most_at_once)" 2
+    # The first two to start: the timed size's, racecheck one of them;
+    # then its other two, and the small sizes' four after.
     run bash -c "sort -n -k3,3 '$T/grader' | grep '^start' | head -n 2"
     assert_equal "$(grep -c -- '-n 2^20' <<<"$output")" 2
     assert_line --regexp '^start racecheck '
-    # Then the timed size's other two, and the small sizes' four after.
     run bash -c "sort -n -k3,3 '$T/grader' | grep '^start' | head -n 4"
     assert_equal "$(grep -c -- '-n 2^20' <<<"$output")" 4
     run bash -c "sort -n -k3,3 '$T/grader' | grep '^start' | tail -n 4 | cut -d' ' -f2 | sort | paste -sd' '"
     assert_output "initcheck memcheck racecheck synccheck"
+    # Three of the four slots held by another step's runs: one at a time.
+    rm -f "$T/grader"
+    rm -rf "$T/results/04"
+    WORKBOOK_DIR=$workbook
+    mkdir -p "$T/results/sanitize-slots"
+    flock "$T/results/sanitize-slots/1" flock "$T/results/sanitize-slots/2" flock "$T/results/sanitize-slots/3" \
+        sh -c 'touch "$1"; sleep 8' _ "$T/holding" &
+    local other=$!
+    while [ ! -e "$T/holding" ]; do sleep 0.05; done
+    grade_fake_step "--check -n 1 -b 32" "--check -n 2^20 -b 256"
+    kill "$other" 2>/dev/null || true
+    assert_success
+    assert_equal "$(grep -c '^start' "$T/grader")" 8
+    assert_equal "$(most_at_once)" 1
+}
+
+# Where the slots cannot be locked (flock fails otherwise than on a slot
+# taken: a file system without locks), the runs go unbounded, never waiting
+# for ever.
+@test "the sanitizers' runs go unbounded where their slots cannot be locked" {
+    stand_in_sanitizer
+    mkdir -p "$T/bin"
+    printf '#!/bin/sh\necho "flock: No locks available" >&2\nexit 71\n' >"$T/bin/flock"
+    chmod +x "$T/bin/flock"
+    PATH=$T/bin:$PATH
+    SECONDS=0
+    grade_fake_step "--check -n 1 -b 32"
+    assert_success
+    [ "$SECONDS" -lt 20 ] || fail "took $SECONDS s"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
 }
 
 # A step's run of every block waits for the GPU thousands of times, and

@@ -26,12 +26,14 @@ setup() {
     done
 }
 
-# The grader checks the learner's kernels only (--only yours); the kernels
-# past the lesson, which only the reference solutions define, are checked
-# here, at every size and block a grading checks.
-@test "the reference solutions' kernels past the lesson are right at every size and block the grader checks" {
+# The grader checks and sanitizes the learner's kernels only (--only yours);
+# the kernels past the lesson, which only the reference solutions define,
+# are checked here, at every size and block a grading checks, and are clean
+# under memcheck, synccheck and initcheck at make sanitize's small sizes
+# (racecheck watches the kernels of the learner's file only).
+@test "the reference solutions' kernels past the lesson are right at every size and block the grader checks, and clean" {
     [ -d "$WORKBOOK_DIR/solutions" ] || skip "a handout: no reference solutions"
-    local dir step blocks sizes checked=0
+    local dir step blocks sizes small checked=0
     for dir in "${STEP_DIRS[@]}"; do
         step=$(basename "$dir")
         [ -n "$(cd "$WORKBOOK_DIR" && source common/tools/manifest.bash && step_field "$step" beyond_sources)" ] || continue
@@ -39,6 +41,10 @@ setup() {
         sizes=$(source "$WORKBOOK_DIR/grading/common.bash" && for b in ${blocks//,/ }; do step_check_sizes "$step" "$b"; done | sort -nu | paste -sd, -)
         run "$dir$(program_of "$dir")_solution" --check --only beyond -b "$blocks" -n "$sizes"
         [ "$status" -eq 0 ] || fail "$(printf '%s: its kernels past the lesson are not right (exit %s):\n%s' "$step" "$status" "$(tail -n 20 <<<"$output")")"
+        small=$(make -s -C "$dir" print-sanitize-args | head -n 1 | sed 's/--only yours/--only beyond/')
+        # shellcheck disable=SC2086
+        run "$WORKBOOK_DIR/common/tools/sanitize.sh" "$dir$(program_of "$dir")_solution" --tools memcheck,synccheck,initcheck $small
+        [ "$status" -eq 0 ] || fail "$(printf '%s: its kernels past the lesson are not clean (exit %s):\n%s' "$step" "$status" "$(tail -n 30 <<<"$output")")"
         checked=$((checked + 1))
     done
     [ "$checked" -gt 0 ] || fail "no step has kernels past the lesson (beyond_sources in steps.conf)"

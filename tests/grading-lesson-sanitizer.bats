@@ -30,6 +30,39 @@ load grading-helpers
     assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=fail yours=55 start=45 factor=2.0 thresholds=thresholds.conf
 }
 
+# The lesson's profile starts from the timed test (lesson_early), where its
+# checks of every block were right, so that its passes wait for the GPU
+# beside the timed run; the lesson test judges what it left, profiling
+# nothing again, by its own verdict.
+@test "the lesson's profile starts from the timed test, and the lesson test judges it without profiling again" {
+    use_fake_step
+    fake_tools
+    local n
+    mkdir -p "$(verdict_dir)"
+    { echo 0; for n in $(all_check_sizes | tr , ' '); do record_line check step=04-fake block=32 n="$n" result=ok; done; } >"$(checks_file)"
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80)
+    FAKE_NCU_ARGS=$BATS_TEST_TMPDIR/early-args lesson_early
+    for n in $(seq 100); do [ -e "$(verdict_dir)/early/lesson.status" ] && break; sleep 0.1; done
+    [ -s "$BATS_TEST_TMPDIR/early-args" ] || fail "no profile started by lesson_early"
+    # The lesson test reads it: its own ncu (a stand-in that says so) never runs.
+    printf '#!/bin/sh\necho "profiled again" >>%q\nexit 1\n' "$BATS_TEST_TMPDIR/again" >"$TOOLS/ncu"
+    run grade_lesson
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/lesson" test=lesson result=pass yours=20 start=45 factor=2.0 thresholds=thresholds.conf
+    [ ! -e "$BATS_TEST_TMPDIR/again" ] || fail "the lesson test profiled again"
+    # Judged by its own verdict: a kernel found wrong since is not judged.
+    record check-timed fail
+    run grade_lesson
+    assert_failure
+    record check-timed pass
+    # Checks not all right, or a step without a lesson: nothing starts early.
+    rm -rf "$(verdict_dir)/early"
+    sed -i '1s/.*/1/' "$(checks_file)"
+    lesson_early
+    [ ! -e "$(verdict_dir)/early/lesson.started" ] || fail "a profile started for checks that were not all right"
+}
+
 # profiled_honestly: the fake step's lesson graded, passing, with the
 # arguments ncu was given kept in ncu-args, one a line; ncu_arg OPTION: the
 # value given to OPTION.
