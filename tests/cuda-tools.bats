@@ -78,12 +78,14 @@ stand_in() {
 }
 
 # A stand-in compute-sanitizer that notes each tool it is asked for (with
-# all its arguments when ARGS is "all"), where TOOLS_ASKED says. It writes
-# where a variable says, which the grader's sandbox would clear: what is
-# tested is which tools run (tests/confine.bats tests the sandbox).
+# all its arguments when ARGS is "all", with the time it began when "when"),
+# where TOOLS_ASKED says. It writes where a variable says, which the
+# grader's sandbox would clear: what is tested is which tools run
+# (tests/confine.bats tests the sandbox).
 stand_in_sanitizer() {
     local noted='$2'
     [ "${1:-}" = all ] && noted='$2 $*'
+    [ "${1:-}" = when ] && noted='$2 $(date +%s.%N)'
     cat >"$T/compute-sanitizer" <<SCRIPT
 #!/bin/sh
 [ "\$1" != --help ] || exit 0
@@ -262,14 +264,7 @@ SCRIPT
 # beside the sanitizers each wait is long: their runs start once no run of
 # every block holds the checks gate (checks_ready), CHECKS_WAIT seconds at most.
 @test "the sanitizers' runs wait for the grading's runs of every block in progress, CHECKS_WAIT seconds at most" {
-    cat >"$T/compute-sanitizer" <<'SCRIPT'
-#!/bin/sh
-[ "$1" != --help ] || exit 0
-echo "$2 $(date +%s.%N)" >>"$TOOLS_ASKED"
-echo "========= ERROR SUMMARY: 0 errors"
-SCRIPT
-    chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none
+    stand_in_sanitizer when
     mkdir -p "$T/results"
     # Another step's run of every block, in progress for 2 s.
     flock --shared "$T/results/checks.gate" sh -c 'touch "$1"; sleep 2' _ "$T/holding" &
