@@ -1483,8 +1483,9 @@ audit_run_args() {
 
 # The launch audit's GPU runs (its run of the step's plans, and the census)
 # share the GPU as the sanitizers' do, and need nothing of theirs: a correct
-# step starts them beside the sanitizers (start_audit_runs, in
-# grade_sanitize), and the audit test reads what they left (early_result).
+# step starts them beside the sanitizers (start_audit_runs, from
+# sanitize_start), once no step's run of every block is in progress
+# (after_checks), and the audit test reads what they left (early_result).
 # Each is the run the audit test would make itself, with the same command,
 # confinement and lock; a step whose sanitizer test does not get that far
 # has its audit make them as before. On an H200 the audit of a step took
@@ -1532,8 +1533,8 @@ early_result() {
 # timed size: 46 s of it in 8 s on an H200) and share the GPU, while a timed
 # or profiled run takes it alone and waits for every shared run to end. So
 # they start as early as they can: when the correctness tests' run of every
-# block (checks_ready) came out right, beside the other steps' checks and
-# sanitizers, before any step's runs alone (sanitize_early); the sanitizer
+# block (checks_ready) came out right and no other step's is in progress
+# (wait_for_checks), before any step's runs alone (sanitize_early); the sanitizer
 # test, in its place, judges what they left. Whether it judges them at all
 # is its own verdict's (require_correct), as before. One step alone then
 # overlaps its checks with its sanitizers (step 05 on an H200, 2026-12-01:
