@@ -257,7 +257,7 @@ overlapping() {
     run --separate-stderr "$WORKBOOK_DIR/tests/batch-gpu/run" --help
     assert_success
     [[ $output == *"--jobs 1"*"--jobs 2"* ]] || fail "$output"
-    for args in "--bogus" "--step" "--step 4" "--step 99" "--timeout 0"; do
+    for args in "--bogus" "--step" "--step 4" "--step 99" "--timeout 0" "--step-jobs 0" "--step-jobs x" "--step-jobs"; do
         # shellcheck disable=SC2086
         run --separate-stderr "$WORKBOOK_DIR/tests/batch-gpu/run" $args
         [ "$status" -eq 2 ] || fail "$args: exit $status ($stderr)"

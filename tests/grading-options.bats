@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The options of grading/grade and grading/batch: what each refuses, with
-# exit 2, before grading or building anything. No GPU.
+# exit 2, before grading or building anything; and the limits grade hands
+# its tests. No GPU.
 
 load grading-helpers
 
@@ -63,4 +64,33 @@ load grading-helpers
     run "$WORKBOOK_DIR/grading/batch" --step
     assert_failure 2
     assert_output --partial "--step needs a value"
+}
+
+# limits_handed NAME=VALUE... -- OPTIONS...: grade --jobs 8 OPTIONS with those
+# settings, through a stand-in bats that notes the limits the tests would run
+# under and a make that builds nothing: what grade hands its tests, without
+# grading.
+limits_handed() {
+    local fake=$BATS_TEST_TMPDIR/bin settings=()
+    while [ "$1" != -- ]; do settings+=("$1"); shift; done
+    shift
+    mkdir -p "$fake"
+    printf '#!/bin/sh\necho "$GRADE_TIMEOUT ${GRADE_SANITIZE_TIMEOUT:-unset}" >"%s"\n' "$BATS_TEST_TMPDIR/limits" >"$fake/bats"
+    printf '#!/bin/sh\nexit 0\n' >"$fake/make"
+    chmod +x "$fake/bats" "$fake/make"
+    rm -f "$BATS_TEST_TMPDIR/limits"
+    run env PATH="$fake:$PATH" "${settings[@]}" "$WORKBOOK_DIR/grading/grade" --results "$BATS_TEST_TMPDIR/results" --jobs 8 "$@"
+}
+
+@test "grade --jobs N: each run may take the steps at once times its limit alone, said" {
+    limits_handed GRADE_TIMEOUT=10 -- --step 04,05,06
+    assert_output --partial "grade: 3 steps at once share the GPU: a run may take 3 times its limit alone, 30 s (GRADE_TIMEOUT)"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "30 unset"
+    limits_handed GRADE_TIMEOUT=10 GRADE_SANITIZE_TIMEOUT=7 -- --step 04,05
+    assert_output --partial "a run may take 2 times its limit alone, 20 s (GRADE_TIMEOUT), a sanitizer run 14 s"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "20 14"
+    # One step, or one at a time: the limits as they are.
+    limits_handed GRADE_TIMEOUT=10 -- --step 04
+    refute_output --partial "steps at once"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "10 unset"
 }
