@@ -24,7 +24,11 @@
 # Environment (grading/grade sets these):
 #   GRADE_SOLUTIONS=1   grade the reference solutions instead of the exercises
 #   REQUIRE_GPU=1       a missing GPU fails the GPU tests instead of skipping them
-#   GRADE_TIMEOUT       seconds one program run may take (default 180)
+#   GRADE_TIMEOUT       seconds one program run may take (default 180; grading/grade
+#                       --jobs N hands its tests N times the limit alone, and the
+#                       same for GRADE_SANITIZE_TIMEOUT where it is set)
+#   GRADE_GPU_WAIT      seconds a timed or profiled run may wait for the GPU alone
+#                       (default 3600)
 #   GRADE_MEMORY        megabytes of data memory one program run may take, its
 #                       sanitizer or profiler included (default 8192)
 #   GRADE_BUILD_TIMEOUT, GRADE_BUILD_MEMORY  the same for a step's build
