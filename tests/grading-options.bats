@@ -83,14 +83,18 @@ limits_handed() {
 }
 
 @test "grade --jobs N: each run may take the steps at once times its limit alone, said" {
-    limits_handed GRADE_TIMEOUT=10 -- --step 04,05,06
+    # The first three steps of this copy (a handout may hold only some).
+    local steps
+    mapfile -t steps < <(cd "$WORKBOOK_DIR" && ls -d [0-9][0-9]-*/ | cut -c1-2 | head -n 3)
+    [ ${#steps[@]} -eq 3 ] || skip "this copy holds fewer than three steps"
+    limits_handed GRADE_TIMEOUT=10 -- --step "${steps[0]},${steps[1]},${steps[2]}"
     assert_output --partial "grade: 3 steps at once share the GPU: a run may take 3 times its limit alone, 30 s (GRADE_TIMEOUT)"
     assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "30 unset"
-    limits_handed GRADE_TIMEOUT=10 GRADE_SANITIZE_TIMEOUT=7 -- --step 04,05
+    limits_handed GRADE_TIMEOUT=10 GRADE_SANITIZE_TIMEOUT=7 -- --step "${steps[0]},${steps[1]}"
     assert_output --partial "a run may take 2 times its limit alone, 20 s (GRADE_TIMEOUT), a sanitizer run 14 s"
     assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "20 14"
     # One step, or one at a time: the limits as they are.
-    limits_handed GRADE_TIMEOUT=10 -- --step 04
+    limits_handed GRADE_TIMEOUT=10 -- --step "${steps[0]}"
     refute_output --partial "steps at once"
     assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "10 unset"
 }
