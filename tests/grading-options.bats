@@ -97,4 +97,7 @@ limits_handed() {
     limits_handed GRADE_TIMEOUT=10 -- --step "${steps[0]}"
     refute_output --partial "steps at once"
     assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "10 unset"
+    limits_handed GRADE_TIMEOUT=10 -- --step "${steps[0]},${steps[1]}" --jobs 1
+    refute_output --partial "steps at once"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "10 unset"
 }
