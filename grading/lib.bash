@@ -1546,7 +1546,8 @@ early_result() {
 
 # sanitize_start DIR SCRATCH: every run of sanitize_runs -- the small sizes, and the
 # timed one (under the tools it names, if it names some) -- each tool of a
-# run a run of its own (sanitize.sh --tools TOOL), in the background, at most
+# run a run of its own (sanitize.sh --tools TOOL), a tool's timed run in its
+# run of the small sizes (exact_point), in the background, at most
 # GRADE_SANITIZE_SLOTS of the grading's at once (sanitize_slot): the timed
 # size's first, racecheck's first of those, the longest. For the K-th run,
 # in make sanitize's order (its runs, then sanitize.sh's tools), DIR/K.args,
@@ -1563,11 +1564,10 @@ sanitize_start() {
         : >"$dir/done"
         return
     fi
-    local -a order=()
-    local line=0
+    # Each run's options less its --tools, and its tools.
+    local -a rests=() toolsets=()
     while read -r args; do
         [ -n "$args" ] || continue
-        line=$((line + 1))
         local named="" rest=$args
         if [[ $rest == "--tools "* ]]; then
             rest=${rest#--tools }
@@ -1580,13 +1580,34 @@ sanitize_start() {
             : >"$dir/done"
             return
         }
-        for tool in $tools; do
-            count=$((count + 1))
-            printf '%s\n' "--tools $tool $rest" >"$dir/$count.args"
-            # The order they start in: the last run's (the timed size) first, racecheck first.
-            order+=("$line $([ "$tool" = racecheck ] && echo 0 || echo 1) $count")
-        done
+        rests+=("$rest")
+        toolsets+=("$(echo $tools)")
     done <<<"$runs"
+    # A tool's run at one point (--exact: the timed size), where the first
+    # run has that tool too, goes into the first's process as its
+    # --exact-at point: the tool and the program start once for both, the
+    # most of a run's time at a small size (H200, 2026-12-02: 0.7-1.4 s of
+    # 0.7-1.9 s; docs/grading.md, Grading faster). The point is checked as
+    # before: one exact call of each kernel, after the other sizes' checks.
+    local -a order=()
+    local line point folded=""
+    for ((line = 1; line <= ${#rests[@]}; line++)); do
+        for tool in ${toolsets[line - 1]}; do
+            [[ " $folded " != *" $line:$tool "* ]] || continue
+            local also="" key=$line l
+            for ((l = line + 1; line == 1 && l <= ${#rests[@]}; l++)); do
+                [[ " ${toolsets[l - 1]} " == *" $tool "* ]] || continue
+                point=$(exact_point "${rests[l - 1]}" "${rests[0]}")
+                [ -n "$point" ] || continue
+                also=" --exact-at $point" key=$l folded="$folded $l:$tool"
+                break
+            done
+            count=$((count + 1))
+            printf '%s\n' "--tools $tool ${rests[line - 1]}$also" >"$dir/$count.args"
+            # The order they start in: those with the timed size (the last run) first, racecheck first.
+            order+=("$key $([ "$tool" = racecheck ] && echo 0 || echo 1) $count")
+        done
+    done
     start_audit_runs
     {
         wait_for_checks
@@ -1619,6 +1640,21 @@ sanitize_start() {
         : >"$dir/done"
     } </dev/null >"$dir/log" 2>&1 3>&- &
     echo "$!" >"$dir/pid"
+}
+
+# exact_point RUN FIRST: SIZE:BLOCK where RUN (a line of sanitize_runs)
+# checks one size at one block with --exact and is otherwise FIRST's run
+# (the same options but -n, -b and --exact): the program's --exact-at then
+# makes the two one run. Prints nothing otherwise.
+exact_point() {
+    local n b
+    n=$(option_of -n "$1") b=$(option_of -b "$1")
+    [[ -n $n && -n $b && $n != *,* && $b != *,* && " $1 " == *" --exact "* ]] || return 0
+    [ "$(options_but_point "$1")" = "$(options_but_point "$2")" ] || return 0
+    echo "$n:$b"
+}
+options_but_point() {
+    awk '{ for (i = 1; i <= NF; i++) { if ($i == "-n" || $i == "-b") { i++; continue }; if ($i != "--exact") printf "%s ", $i } }' <<<"$1"
 }
 
 # How many sanitizer runs of a grading share the GPU at once: each takes

@@ -432,6 +432,38 @@ CSV
     [ ! -e "$(verdict_dir)/early/sanitize" ] || fail "sanitizers started for checks that were not all right"
 }
 
+@test "a tool's run at the timed size is its run of the small sizes' --exact-at point: one process where the options are alike" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    export SANITIZER_CALLS=$BATS_TEST_TMPDIR/calls
+    printf '#!/bin/sh\n[ "$1" != --help ] || exit 0\necho "$*" >>"$SANITIZER_CALLS"\necho "========= ERROR SUMMARY: 0 errors"\n' >"$TOOLS/compute-sanitizer"
+    # make sanitize's runs: the small sizes (all four tools), racecheck at a
+    # point with other options (another role), the timed size (all four),
+    # memcheck at a second point: the second and the last stay runs of their own.
+    {
+        printf 'print-program:\n\t@echo prog\nall solution:\n\t@true\nprint-sanitize-args:\n'
+        printf '\t@echo %s\n' "--check --only yours -n 1,33 -b 64" "--tools racecheck --check --exact --only start -n 512 -b 64" \
+            "--check --exact --only yours -n 2^12 -b 256" "--tools memcheck --check --exact --only yours -n 2048 -b 128"
+    } >"$FAKE/04-fake/Makefile"
+    run grade_sanitize
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
+    local tool
+    for tool in memcheck racecheck synccheck initcheck; do
+        # (The small sizes with the grader's drawn ones, then the point.)
+        run grep -cE -- "--tool $tool .*prog --check --only yours -n 1,33[0-9,]* -b 64[0-9,]* --exact-at 2\^12:256( |\$)" "$SANITIZER_CALLS"
+        assert_output 1
+    done
+    run grep -c -- "--exact-at" "$SANITIZER_CALLS"
+    assert_output 4
+    run grep -cE -- "--tool memcheck .*prog --check --exact --only yours -n 2048 -b 128( |\$)" "$SANITIZER_CALLS"
+    assert_output 1
+    run grep -cE -- "--tool racecheck .*prog --check --exact --only start -n 512 -b 64( |\$)" "$SANITIZER_CALLS"
+    assert_output 1
+    assert_equal "$(wc -l <"$SANITIZER_CALLS")" 6
+}
+
 @test "the sanitizer test does not sanitize a kernel that is not correct" {
     use_fake_step
     fake_tools

@@ -63,10 +63,20 @@ SCRIPT
     run cat "$BATS_TEST_TMPDIR/sanitized"
     # Each run make print-sanitize-args gives, a line each (the grader may
     # add sizes and blocks to its lists: grading/lib.bash, sanitize_runs); a
-    # run that names its tools (--tools LIST) hands the program the rest.
-    local args
+    # run that names its tools (--tools LIST) hands the program the rest; a
+    # run at one point with --exact is the first run's --exact-at point
+    # (exact_point), in that run's line.
+    local args first="" point
     while read -r args; do
         [[ $args != --tools\ * ]] || read -r _ _ args <<<"$args"
+        point=""
+        [ -z "$first" ] || point=$(exact_point "$args" "$first")
+        if [ -n "$point" ]; then
+            grep -F -- "memcheck --error-exitcode 99 $dir/$program ${first%% -b *}" "$BATS_TEST_TMPDIR/sanitized" |
+                grep -qF -- " --exact-at $point " || fail "memcheck's run of the first options has no --exact-at $point: $output"
+            continue
+        fi
+        first=${first:-$args}
         assert_line --partial "memcheck --error-exitcode 99 $dir/$program ${args%% -b *}"
         assert_line --partial " -b ${args##* -b }"
     done <<<"$expected"

@@ -30,7 +30,9 @@ bad_options=(
     "--bogus" "-x" "-n" "-n 0" "-n abc" "-n -5" "-n 1,,2" "-n 1," "-n 2^99" "-n 7 -z" "-n 99999999999" "-n 2^3-9" "-n 2^20+" "-n 2^20+x" "-n 2^4*2"
     "-b" "-b 0" "-b abc" "-b 100000" "-r 0" "-r many" "-s x" "stray" "--watch" "--watch -1" "--watch x" "--check --watch 3"
     "--watched-only" "--check --watched-only" "--watch 3 --watched-only=1"
-    "--census" "--census f" "--exact" "--exact=1" "-n 5 --exact" "--gpu-lock" "--gpu-lock /no-such-lock" "--gpu-lock /"
+    "--census" "--census f" "--exact" "--exact=1" "-n 5 --exact" "--exact-at 5:32" "--check --exact-at"
+    "--check --exact-at 5" "--check --exact-at 5:32,64" "--check --exact-at 5,6:32" "--check --exact-at 0:32" "--check --exact-at 5:0"
+    "--check --exact-at :32" "--check --exact --exact-at 5:32" "--check --census f --exact-at 5:32" "--gpu-lock" "--gpu-lock /no-such-lock" "--gpu-lock /"
     "--time-limit" "--time-limit 0" "--time-limit x" "--time-limit 100000001" "--gpu-deadline 5" "--gpu-deadline"
     "--only" "--only bogus" "--only ceiling" "--only yours,,beyond" "-o Yours"
 )

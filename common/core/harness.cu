@@ -158,6 +158,8 @@ static void print_usage(const option_spec *spec)
     printf("What the grader and the workbook's scripts use (you need none of them):\n");
     printf("      --exact        with --check: one call of each kernel, on the exact-size input, as a\n");
     printf("                     timed run calls it (the sanitizers' run at the timed size)\n");
+    printf("      --exact-at N:B with --check: after the sizes and blocks, one point more, size N at\n");
+    printf("                     block B, checked as --exact checks (both runs of the sanitizers in one)\n");
     printf("  -m, --machine      print tab-separated key=value records instead of tables\n");
     printf("      --records FILE write the records to FILE (implies --machine); stdout is left to\n");
     printf("                     what the kernels print\n");
@@ -257,6 +259,26 @@ static void parse_sizes(const char *arg, const option_spec *spec, options *opt)
         opt->sizes[i] = v;
     }
     opt->size_count = count;
+}
+
+// --exact-at SIZE:BLOCK: one size and one block, each checked as the lists'
+// own are, kept apart from the lists (a point, not a cross product).
+static void parse_blocks(const char *arg, const option_spec *spec, options *opt);
+static void parse_exact_point(const char *arg, const option_spec *spec, options *opt)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *colon = strchr(buf, ':');
+    if (!colon || strchr(colon + 1, ':') || strchr(buf, ','))
+        usage_error("bad point '%s' for --exact-at: expected one size and one block, SIZE:BLOCK, such as 2^26:256",
+                    arg);
+    *colon = '\0';
+    options one;
+    parse_sizes(buf, spec, &one);
+    parse_blocks(colon + 1, spec, &one);
+    opt->exact_at = true;
+    opt->exact_size = one.sizes[0];
+    opt->exact_block = one.blocks[0];
 }
 
 // --only: role names, into a mask of (1u << role). The ceiling is not one of
@@ -413,7 +435,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
     opt->watch = -1;
 
     enum { RECORDS_OPTION = 1000, FACTS_OPTION, PLANS_OPTION, WRITE_PLANS_OPTION, WATCH_OPTION, WATCHED_ONLY_OPTION, CENSUS_OPTION,
-           EXACT_OPTION, GPU_LOCK_OPTION, TIME_LIMIT_OPTION, GPU_DEADLINE_OPTION };
+           EXACT_OPTION, EXACT_AT_OPTION, GPU_LOCK_OPTION, TIME_LIMIT_OPTION, GPU_DEADLINE_OPTION };
     static const struct option longopts[] = {
         {"size", required_argument, NULL, 'n'},  {"block", required_argument, NULL, 'b'},
         {"reps", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
@@ -427,6 +449,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         {"watched-only", no_argument, NULL, WATCHED_ONLY_OPTION},
         {"census", required_argument, NULL, CENSUS_OPTION},
         {"exact", no_argument, NULL, EXACT_OPTION},
+        {"exact-at", required_argument, NULL, EXACT_AT_OPTION},
         {"gpu-lock", required_argument, NULL, GPU_LOCK_OPTION},
         {"time-limit", required_argument, NULL, TIME_LIMIT_OPTION},
         {"gpu-deadline", required_argument, NULL, GPU_DEADLINE_OPTION},
@@ -467,6 +490,7 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         case WATCHED_ONLY_OPTION: opt->watched_only = true; break;
         case CENSUS_OPTION: opt->census_out = optarg; break;
         case EXACT_OPTION: opt->exact_only = true; break;
+        case EXACT_AT_OPTION: parse_exact_point(optarg, spec, opt); break;
         case GPU_LOCK_OPTION:
             open_gpu_lock(optarg);
             opt->gpu_lock = optarg;
@@ -505,6 +529,12 @@ static void parse_options(int argc, char **argv, const option_spec *spec, option
         usage_error("--census goes with --check: the census is one more call after the checks");
     if (opt->exact_only && !opt->check_only)
         usage_error("--exact goes with --check: it calls each kernel once where a check calls it several times, and a timed run checks in full first");
+    if (opt->exact_at && !opt->check_only)
+        usage_error("--exact-at goes with --check: it adds a point checked as --exact checks, after the others");
+    if (opt->exact_at && opt->exact_only)
+        usage_error("--exact-at and --exact: --exact checks every point so already (give them with -n and -b)");
+    if (opt->exact_at && opt->census_out)
+        usage_error("--exact-at and --census: the census is a run of its own");
     if (opt->plans_in && opt->plans_out)
         usage_error("--plans and --write-plans: one run reads the plans, another writes them");
     if (gpu_deadline && !opt->gpu_lock)
@@ -1024,9 +1054,9 @@ const plan *contender_plan(const contender *c, const flow_point *at)
 // function's use of its buffers. A plan that would write outside what it was
 // given is not run at all: the program says so and exits 1.
 static int audit_plans(const track *t, const options *opt, const step_spec *s, const contender *cs, int count,
-                       int graded)
+                       int graded, bool module)
 {
-    int findings = audit_module(opt, s->name), unsafe = 0;
+    int findings = module ? audit_module(opt, s->name) : 0, unsafe = 0;
     for (int i = 0; i < opt->size_count; i++)
         for (int b = 0; b < opt->block_count; b++) {
             flow_point at = {opt, s->name, opt->sizes[i], opt->blocks[b]};
@@ -1179,59 +1209,75 @@ int step_main(int argc, char **argv, const track *t, track_call call, const step
         usage_error("--only leaves no kernel to run here%s",
                     opt.only & (1u << ROLE_BEYOND) ? " (the kernels past the lesson are in the reference solution only)" : "");
 
+    // The runs' points: the sizes at every block, then --exact-at's one, its
+    // calls exact (passes[1]: the same options at that point alone).
+    options exact = opt;
+    exact.sizes[0] = opt.exact_size;
+    exact.size_count = 1;
+    exact.blocks[0] = opt.exact_block;
+    exact.block_count = 1;
+    exact.exact_only = true;
+    const options *passes[2] = {&opt, &exact};
+    int pass_count = opt.exact_at ? 2 : 1;
+
     open_device();
     module_open();
-    plans_make(ids, id_count, &opt);  // before any kernel runs, and the planner is gone after it
+    plans_make(ids, id_count, &opt, opt.exact_at ? &exact : NULL);  // before any kernel runs, and the planner is gone after it
     if (t->open)
         t->open();
     print_device(&opt, s->name, track_words.name);
     if (opt.machine)  // what the scripts know of the track, beside what they read of its runs
         print_record("track", "%.*s", (int)strlen(t->facts) - 1, t->facts);
-    int findings = audit_plans(t, &opt, s, cs, count, graded);
+    int findings = 0;
+    for (int pass = 0; pass < pass_count; pass++)
+        findings += audit_plans(t, passes[pass], s, cs, count, graded, pass == 0);
 
     int failures = 0, runs = 0;
-    for (int i = 0; i < opt.size_count; i++) {
-        flow_point at = {&opt, s->name, opt.sizes[i], {0, 0}};  // the block is set below
-        t->prepare(&at, count);
-        for (int b = 0; b < opt.block_count; b++) {
-            at.block = opt.blocks[b];
-            char block[32];
-            block_text(blocks, at.block, block, sizeof block);
-            if (t->use_block)
-                t->use_block(&at);
-            int wrong = 0;
-            // The guarded call catches a read past the end by its sum; under
-            // the sanitizers (--exact) memcheck sees it in the exact one. The
-            // profiler's run (--watched-only) makes the watched round's calls
-            // alone: the correctness tests checked the rest.
-            for (int c = 0; c < count && !opt.watched_only; c++) {
-                if (!opt.exact_only)
-                    wrong += !t->check(&at, &cs[c], true);
-                wrong += !t->check(&at, &cs[c], false);
-            }
-            runs += opt.watched_only ? 0 : (opt.exact_only ? 1 : 2) * count;
-            if (!opt.check_only && wrong == 0) {
-                if (!opt.machine && !opt.watched_only) {
-                    char size[160];
-                    t->describe(&at, size, sizeof size);
-                    printf("\n%s, block %s, %d repetitions; all %d kernels correct\n", size, block, opt.reps, count);
+    for (int pass = 0; pass < pass_count; pass++) {
+        const options *o = passes[pass];
+        for (int i = 0; i < o->size_count; i++) {
+            flow_point at = {o, s->name, o->sizes[i], {0, 0}};  // the block is set below
+            t->prepare(&at, count);
+            for (int b = 0; b < o->block_count; b++) {
+                at.block = o->blocks[b];
+                char block[32];
+                block_text(blocks, at.block, block, sizeof block);
+                if (t->use_block)
+                    t->use_block(&at);
+                int wrong = 0;
+                // The guarded call catches a read past the end by its sum; under
+                // the sanitizers (--exact) memcheck sees it in the exact one. The
+                // profiler's run (--watched-only) makes the watched round's calls
+                // alone: the correctness tests checked the rest.
+                for (int c = 0; c < count && !o->watched_only; c++) {
+                    if (!o->exact_only)
+                        wrong += !t->check(&at, &cs[c], true);
+                    wrong += !t->check(&at, &cs[c], false);
                 }
-                wrong += time_contenders(t, &at, block, cs, count);
-                if (graded >= 0 && !opt.watched_only) {
-                    wrong += check_refilled(t, &at, cs, count, b);
-                    runs += count;
+                runs += o->watched_only ? 0 : (o->exact_only ? 1 : 2) * count;
+                if (!o->check_only && wrong == 0) {
+                    if (!o->machine && !o->watched_only) {
+                        char size[160];
+                        t->describe(&at, size, sizeof size);
+                        printf("\n%s, block %s, %d repetitions; all %d kernels correct\n", size, block, o->reps, count);
+                    }
+                    wrong += time_contenders(t, &at, block, cs, count);
+                    if (graded >= 0 && !o->watched_only) {
+                        wrong += check_refilled(t, &at, cs, count, b);
+                        runs += count;
+                    }
                 }
+                failures += wrong;
             }
-            failures += wrong;
+            t->release();
         }
-        t->release();
     }
     if (opt.machine)
         print_record("summary", "step=%s\truns=%d\twrong=%d\taudit_findings=%d\tseed=%llu\tresult=%s", s->name, runs,
                      failures, findings, opt.seed, failures ? "mismatch" : findings ? "audit" : "correct");
     else if (opt.check_only || failures)
-        printf("%s: %d of %d checked runs wrong (%d sizes x %d %s)\n", failures ? "FAILED" : "correct", failures, runs,
-               opt.size_count, opt.block_count, t->checks_cover);
+        printf("%s: %d of %d checked runs wrong (%d sizes x %d %s%s)\n", failures ? "FAILED" : "correct", failures, runs,
+               opt.size_count, opt.block_count, t->checks_cover, opt.exact_at ? ", and one point exact" : "");
     if (findings && !opt.machine)
         printf("FAILED: the launch audit found %d problem(s): see the AUDIT lines above\n", findings);
     if (t->close)

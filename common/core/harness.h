@@ -79,6 +79,9 @@ typedef struct {
     unsigned long long seed;
     bool check_only;  // --check: correctness only, no timing
     bool exact_only;  // --exact: with --check, one call of each kernel, on the exact-size input
+    bool exact_at;    // --exact-at N:B: with --check, one point more after the others, checked as --exact
+    unsigned long long exact_size;  //   checks (the sanitizers' run at the timed size, in the process of
+    block_shape exact_block;        //   their small sizes)
     bool machine;     // --machine: records for the grader instead of a table
     bool facts;       // --facts: the track's facts, then nothing else
     unsigned only;    // --only: the roles that run, bit (1u << role) each; 0: all

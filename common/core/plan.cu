@@ -1000,23 +1000,46 @@ bool planned(const char *id)
     return strstr(defined_ids, key) != NULL;
 }
 
-void plans_make(const char *const *ids, int id_count, const options *opt)
+void plans_make(const char *const *ids, int id_count, const options *opt, const options *also)
 {
     if (plans_from_file) {  // every call this run makes must be among them
         parse_plans(plans_from_file);
         free(plans_from_file);
         plans_from_file = NULL;
-        for (int s = 0; s < opt->size_count; s++)
-            for (int b = 0; b < opt->block_count; b++)
-                for (int i = 0; i < id_count; i++)
-                    if (planned(ids[i]) && !plan_for(ids[i], opt->sizes[s], opt->blocks[b]))
-                        die(EXIT_USAGE, "the plans given have none of %s at n=%llu, block %dx%d: make them with "
-                                        "--write-plans at every size and block the runs use",
-                            ids[i], opt->sizes[s], opt->blocks[b].x, opt->blocks[b].y);
+        for (const options *o = opt; o; o = o == opt ? also : NULL)
+            for (int s = 0; s < o->size_count; s++)
+                for (int b = 0; b < o->block_count; b++)
+                    for (int i = 0; i < id_count; i++)
+                        if (planned(ids[i]) && !plan_for(ids[i], o->sizes[s], o->blocks[b]))
+                            die(EXIT_USAGE, "the plans given have none of %s at n=%llu, block %dx%d: make them with "
+                                            "--write-plans at every size and block the runs use",
+                                ids[i], o->sizes[s], o->blocks[b].x, o->blocks[b].y);
         return;
     }
+    // The planner plans every size at every block: `also`'s joined to opt's
+    // lists (a point more planned at the other blocks costs the host only).
+    options asked = *opt;
+    for (int s = 0; also && s < also->size_count; s++) {
+        int k = 0;
+        while (k < asked.size_count && asked.sizes[k] != also->sizes[s])
+            k++;
+        if (k == asked.size_count && asked.size_count == MAX_LIST)
+            die(EXIT_USAGE, "at most %d sizes in a run, --exact-at's counted", MAX_LIST);
+        if (k == asked.size_count)
+            asked.sizes[asked.size_count++] = also->sizes[s];
+    }
+    for (int b = 0; also && b < also->block_count; b++) {
+        int k = 0;
+        while (k < asked.block_count &&
+               (asked.blocks[k].x != also->blocks[b].x || asked.blocks[k].y != also->blocks[b].y))
+            k++;
+        if (k == asked.block_count && asked.block_count == MAX_LIST)
+            die(EXIT_USAGE, "at most %d blocks in a run, --exact-at's counted", MAX_LIST);
+        if (k == asked.block_count)
+            asked.blocks[asked.block_count++] = also->blocks[b];
+    }
     set_activity("planning your launches");
-    char *text = ask_planner(write_requests(ids, id_count, opt, false));
+    char *text = ask_planner(write_requests(ids, id_count, &asked, false));
     parse_plans(text);
     free(text);
     set_activity("%s", "");

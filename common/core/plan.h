@@ -141,10 +141,11 @@ void plans_survey(const char *const *ids, int id_count);
 bool planned(const char *id);
 
 // Ask the planner, as plans_survey does, for every call this run will make:
-// each of `ids` at every size and block of opt. After module_open. Where the
-// plans were read (plans_read), check instead that they hold every such
-// call: exits 2 naming one they lack.
-void plans_make(const char *const *ids, int id_count, const options *opt);
+// each of `ids` at every size and block of opt, and of `also` where it is
+// not NULL (--exact-at's point). After module_open. Where the plans were
+// read (plans_read), check instead that they hold every such call: exits 2
+// naming one they lack.
+void plans_make(const char *const *ids, int id_count, const options *opt, const options *also);
 
 // One plan per grading. The grader has one run ask the planner, once, for
 // the survey and for every size and block of every run its tests will make
