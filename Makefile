@@ -111,10 +111,12 @@ help:
 # make test is the quick one: without a GPU it builds (and its tests build
 # their copies) for one architecture, the oldest this nvcc builds, and the
 # tests that take minutes skip, saying so. make test-all builds for every
-# architecture and runs every test; then the guards' breaks
-# (tests/guards/run), the planted mistakes on a GPU (test-mutants) and the
-# older toolkits (test-toolkits, where apt-get, dpkg-deb and Debian's archive
-# keyring are; CI_TOOLKITS=0 leaves them out). .ci/run runs make test-all.
+# architecture (a build that warns fails it) and runs every test; then the
+# guards' breaks (tests/guards/run), the planted mistakes on a GPU
+# (test-mutants), the planners of its build asked for a call's launches
+# (tests/toolkits/plan-probe) and the older toolkits (test-toolkits less
+# "system", where apt-get, dpkg-deb and Debian's archive keyring are;
+# CI_TOOLKITS=0 leaves them out). .ci/run runs make test-all.
 CORES := $(shell nproc 2>/dev/null || echo 1)
 BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CORES))
 TEST_SM := $(if $(strip $(SM)),$(SM),$(firstword $(ARCHS)))
@@ -123,19 +125,37 @@ test:
 	$(MAKE) $(BUILD_JOBS) all || exit; \
 	tests/run --since $$start
 
+# make test-all's toolkits: every one of tests/toolkits/run but "system", the
+# nvcc make uses, whose row would build and test again what make test-all has
+# just built and tested with it: the build for every architecture without a
+# warning (checked here), the host-side tests (options, toolkit and doctor.bats,
+# run by tests/run) and the integrity test of every exercise and solution
+# (tests/integrity-clean.bats). Its planner probe runs on this build here.
+# (tests/toolkit.bats checks this list against tests/toolkits/run's.)
+TEST_ALL_TOOLKITS := 11.8 12.4 12.4+cccl12.9
 test-all:
-	@start=$$(date +%s); \
-	$(MAKE) $(BUILD_JOBS) all || exit; \
+	@start=$$(date +%s); set -o pipefail; mkdir -p results; \
+	$(MAKE) $(BUILD_JOBS) all 2>&1 | tee results/test-all-build.log || exit; \
+	if grep -qi warning results/test-all-build.log; then \
+	    echo "make test-all: the build warned (results/test-all-build.log): $$(grep -i -m 1 warning results/test-all-build.log)" >&2; exit 1; \
+	fi; \
 	tests/run --all --since $$start || exit; \
 	if [ -x tests/guards/run ]; then tests/guards/run || exit; fi; \
 	if [ -x tests/mutants/run ]; then tests/mutants/run; s=$$?; [ $$s = 0 ] || [ $$s = 77 ] || exit $$s; fi; \
 	if [ -x tests/explain/run ]; then tests/explain/run; s=$$?; [ $$s = 0 ] || [ $$s = 77 ] || exit $$s; fi; \
+	if [ ! -x tests/toolkits/plan-probe ] || [ ! -d solutions/04-reduction-interleaved ] || [ ! -d solutions/08-cascaded ]; then \
+	    echo "make test-all: skipped: the planner probe (it asks the planners of steps 04's and 08's solutions)"; \
+	elif plans=$$(tests/toolkits/plan-probe "$(CURDIR)" 2>&1) && [ "$$plans" = "plans right" ]; then \
+	    echo "make test-all: the planners this build made with $(NVCC): $$plans"; \
+	else \
+	    echo "make test-all: the planners this build made with $(NVCC) do not write a call's launches down: $$plans" >&2; exit 1; \
+	fi; \
 	if [ "$${CI_TOOLKITS:-1}" = 0 ]; then \
 	    echo "make test-all: skipped: the older toolkits (CI_TOOLKITS=0)"; \
 	elif [ ! -f /usr/share/keyrings/debian-archive-keyring.gpg ] || ! command -v dpkg-deb >/dev/null; then \
 	    echo "make test-all: skipped: the older toolkits need apt-get, dpkg-deb and Debian's archive keyring (apt-get install debian-archive-keyring)"; \
 	else \
-	    tests/toolkits/run || exit; \
+	    tests/toolkits/run $(TEST_ALL_TOOLKITS) || exit; \
 	fi; \
 	echo "make test-all: passed, in $$(($$(date +%s) - start)) s"
 

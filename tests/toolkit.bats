@@ -186,3 +186,20 @@ SCRIPT
     assert_failure 2
     [ ! -e "$BATS_TEST_TMPDIR/cache" ] || fail "a bad argument created the cache folder"
 }
+
+# make test-all runs tests/toolkits/run with every toolkit but "system": the
+# nvcc on PATH is the one its own build and tests use, and it probes that
+# build's planners itself (Makefile, TEST_ALL_TOOLKITS). A toolkit added to
+# tests/toolkits/run must not be left out of CI.
+@test "make test-all runs every toolkit of tests/toolkits/run but system, and probes its own build's planners" {
+    local known listed
+    known=$(sed -n 's/^ALL_TOOLKITS=(\(.*\))$/\1/p' "$WORKBOOK_DIR/tests/toolkits/run")
+    [ -n "$known" ] || fail "tests/toolkits/run has no line ALL_TOOLKITS=(...)"
+    listed=$(sed -n 's/^TEST_ALL_TOOLKITS := //p' "$WORKBOOK_DIR/Makefile")
+    [ -n "$listed" ] || fail "the Makefile has no line TEST_ALL_TOOLKITS := ..."
+    assert_equal "$listed" "$(printf '%s\n' $known | grep -vx system | paste -sd ' ')"
+    grep -q 'tests/toolkits/run $(TEST_ALL_TOOLKITS)' "$WORKBOOK_DIR/Makefile" ||
+        fail "make test-all does not run tests/toolkits/run \$(TEST_ALL_TOOLKITS)"
+    grep -q 'tests/toolkits/plan-probe "$(CURDIR)"' "$WORKBOOK_DIR/Makefile" ||
+        fail "make test-all does not probe its own build's planners (tests/toolkits/plan-probe \"\$(CURDIR)\")"
+}
