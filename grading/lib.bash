@@ -233,6 +233,18 @@ gpu_lock() {
     echo "$lock"
 }
 
+# gpu_free_wait: wait, asleep, until no run holds the GPU (its lock taken
+# alone, and let go at once), GRADE_GPU_WAIT seconds at most: what a
+# program that takes the lock itself would wait for, without a process
+# kept busy meanwhile. Returns at once without flock.
+gpu_free_wait() {
+    local fd
+    command -v flock >/dev/null || return 0
+    exec {fd}<"$(gpu_lock)" || return 0
+    flock --exclusive --timeout "$GRADE_GPU_WAIT" "$fd" || true
+    exec {fd}>&-
+}
+
 # measure_mode: how a timed or profiled run takes the GPU: measure, where
 # its program can take the lock itself (a regular file it may read, by the
 # path with no link in it that its sandbox shows it: measure_lock); alone,
@@ -1165,6 +1177,12 @@ lesson_profile() {
     # two kernels compared and no other launch of the round (the inputs',
     # the scrub's, the cache flush's, cuBLAS's): each launch it profiles
     # costs it time in every pass, and their figures are read nowhere.
+    # ncu keeps a core busy while its program waits for the GPU alone: in
+    # a whole grading six of them took 45-56 s of the host's time each,
+    # from their start beside the sanitizers to their program's turn (H200,
+    # 2026-12-01; docs/grading.md, Grading faster). It starts once the GPU
+    # could be had alone (gpu_free_wait); its program then takes the lock as before.
+    [ "$mode" != measure ] || gpu_free_wait
     local try
     for try in 1 2; do
         # shellcheck disable=SC2046

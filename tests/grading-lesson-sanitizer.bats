@@ -76,6 +76,27 @@ profiled_honestly() {
 }
 ncu_arg() { grep -A1 -x -- "$1" "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1; }
 
+@test "the lesson's ncu starts once no run holds the GPU, waiting asleep: not beside the shared runs, busy" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80)
+    local lock taken=$BATS_TEST_TMPDIR/taken released=$BATS_TEST_TMPDIR/released started=$BATS_TEST_TMPDIR/ncu-started
+    mv "$TOOLS/ncu" "$TOOLS/ncu.real"
+    printf '#!/bin/sh\ndate +%%s.%%N >>%q\nexec %q "$@"\n' "$started" "$TOOLS/ncu.real" >"$TOOLS/ncu"
+    chmod +x "$TOOLS/ncu"
+    lock=$(gpu_lock)
+    # A shared run (a sanitizer's, say) that holds the GPU for 2 s.
+    { flock --shared 9; : >"$taken"; sleep 2; date +%s.%N >"$released"; } 9<"$lock" &
+    while [ ! -e "$taken" ]; do sleep 0.05; done
+    run grade_lesson
+    assert_success
+    wait
+    [ -s "$started" ] || fail "ncu did not run"
+    awk -v r="$(cat "$released")" '{ if ($1 < r) { print "ncu started at " $1 ", before the shared run ended at " r; exit 1 } }' "$started" ||
+        fail "ncu started while a shared run held the GPU"
+}
+
 @test "the lesson's profile runs the whole program again for each pass of ncu, never the kernel again within a run" {
     profiled_honestly
     # A kernel replayed within one run finds its shared memory as its last
