@@ -158,8 +158,9 @@ static void print_usage(const option_spec *spec)
     printf("What the grader and the workbook's scripts use (you need none of them):\n");
     printf("      --exact        with --check: one call of each kernel, on the exact-size input, as a\n");
     printf("                     timed run calls it (the sanitizers' run at the timed size)\n");
-    printf("      --exact-at N:B with --check: after the sizes and blocks, one point more, size N at\n");
-    printf("                     block B, checked as --exact checks (both runs of the sanitizers in one)\n");
+    printf("      --exact-at N:B with --check: once the -n and -b lists are checked in full, also size N\n");
+    printf("                     (as -n takes it: 1000, 2^26) at block B, with one call of each kernel as\n");
+    printf("                     --exact makes it (the sanitizers' two runs in one process)\n");
     printf("  -m, --machine      print tab-separated key=value records instead of tables\n");
     printf("      --records FILE write the records to FILE (implies --machine); stdout is left to\n");
     printf("                     what the kernels print\n");
