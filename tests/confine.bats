@@ -347,8 +347,12 @@ EOF
     local port=$((20000 + RANDOM % 20000))
     python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.sleep(30)' "$port" &
-    local server=$!
-    sleep 1
+    local server=$! tries=0
+    # (Until it listens: python's start took more than a second on two busy cores.)
+    until bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null || [ "$tries" -ge 100 ]; do
+        sleep 0.1
+        tries=$((tries + 1))
+    done
     run bash -c "exec 3<>/dev/tcp/127.0.0.1/$port"
     assert_success
     run "$W/grading/confine" -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$port"
