@@ -582,8 +582,11 @@ __global__ void flush_l2_kernel(const int4 *buf, size_t count, int *sink)
 }
 
 // Open the current device and make sure this build has code for it.
-// Exits 77 with one line when there is no usable device.
-static const device_info *open_device(void)
+// Exits 77 with one line when there is no usable device. A run that times
+// nothing (blocking) waits for the GPU asleep instead of spinning a core:
+// beside a grading's other runs, each waiting its turn of the GPU's time
+// slices, a spinning wait takes a core that a sanitizer's analysis needs.
+static const device_info *open_device(bool blocking)
 {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -596,6 +599,8 @@ static const device_info *open_device(void)
     }
     set_activity("opening the GPU");
     CUDA_CHECK(cudaGetDevice(&device.ordinal));
+    if (blocking)  // before the context is made: its flags are fixed then
+        CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, device.ordinal));
     snprintf(device.name, sizeof device.name, "%s", prop.name);
@@ -1195,7 +1200,7 @@ int step_main(int argc, char **argv, const track *t, track_call call, const step
     // that a bad --only is refused without one.
     int id_count = learner_ids(s, ids);
     if (opt.plans_out) {
-        open_device();
+        open_device(true);
         module_open();
         plans_write(ids, id_count, &opt, opt.plans_out);
         return EXIT_CORRECT;
@@ -1221,7 +1226,7 @@ int step_main(int argc, char **argv, const track *t, track_call call, const step
     const options *passes[2] = {&opt, &exact};
     int pass_count = opt.exact_at ? 2 : 1;
 
-    open_device();
+    open_device(opt.check_only);
     module_open();
     plans_make(ids, id_count, &opt, opt.exact_at ? &exact : NULL);  // before any kernel runs, and the planner is gone after it
     if (t->open)
