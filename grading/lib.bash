@@ -1638,8 +1638,9 @@ sanitize_start() {
         # the tools holds its runs' slots GRADE_SANITIZE_TIMEOUT each.)
         local most=$(((GRADE_SANITIZE_SLOTS + 1) / 2))
         for k in $(printf '%s\n' "${order[@]}" | sort -k1,1nr -k2,2n -k3,3n | cut -d' ' -f3); do
-            while [ "$(jobs -rp | wc -l)" -ge "$most" ]; do sleep 0.25; done
-            sanitize_slot
+            while [ "$(jobs -rp | wc -l)" -ge "$most" ]; do wait -n 2>/dev/null || true; done
+            # (racecheck with the timed size: the longest, on a slot of its own)
+            sanitize_slot "$([[ $(cat "$dir/$k.args") == "--tools racecheck "*" --exact"* ]] && echo long)"
             # A run's status is kept whatever it is: the graded test's errexit
             # holds in this background run too, and would end it before a
             # failed run's status is written (a report then read as "not run").
@@ -1676,23 +1677,30 @@ options_but_point() {
 }
 
 # How many sanitizer runs of a grading share the GPU at once: each takes
-# seconds of the host's cores (racecheck at a reduction's timed size, 46 s
-# of them in 8 s) and its own context; more at once only slice the GPU and
-# the cores finer (docs/grading.md, Grading faster).
+# seconds of the host's cores and its own context; more at once only slice
+# the GPU and the cores finer (docs/grading.md, Grading faster). But the
+# longest, racecheck at a reduction's timed size (46 s of the host's cores
+# in 8 s on an H200), has slots of its own, half as many more: the steps
+# whose checks end first (a matrix product's) would otherwise take every
+# slot with short runs, and the longest would start last, their end the
+# end of the grading's sanitizers.
 : "${GRADE_SANITIZE_SLOTS:=8}"
 [[ $GRADE_SANITIZE_SLOTS =~ ^[1-9][0-9]*$ ]] || GRADE_SANITIZE_SLOTS=8  # (grading/grade refuses it)
 
-# sanitize_slot: wait for one of GRADE_SANITIZE_SLOTS slots, the locks of
-# the grading's sanitizer runs (in GRADE_RESULTS, the one folder of all its
-# steps), and hold it open in SLOT_FD. Without flock, or where the folder's
-# file system cannot lock (flock fails otherwise than on a slot taken, its
-# status 1: Lustre without -o flock, NFS without a lock daemon), SLOT_FD is
+# sanitize_slot [long]: wait for one of GRADE_SANITIZE_SLOTS slots, the
+# locks of the grading's sanitizer runs (in GRADE_RESULTS, the one folder of
+# all its steps), and hold it open in SLOT_FD; a long run first tries the
+# long runs' own slots. Without flock, or where the folder's file system
+# cannot lock (flock fails otherwise than on a slot taken, its status 1:
+# Lustre without -o flock, NFS without a lock daemon), SLOT_FD is
 # /dev/null: no bound, as on_gpu runs without its lock there.
 sanitize_slot() {
-    local slots=$GRADE_RESULTS/sanitize-slots k taken
+    local slots=$GRADE_RESULTS/sanitize-slots k taken list
+    list=$(seq 1 "$GRADE_SANITIZE_SLOTS")
+    [ "${1:-}" != long ] || list="$(seq -f 'long-%g' 1 $(((GRADE_SANITIZE_SLOTS + 1) / 2))) $list"
     if command -v flock >/dev/null && mkdir -p "$slots"; then
         while :; do
-            for ((k = 1; k <= GRADE_SANITIZE_SLOTS; k++)); do
+            for k in $list; do
                 exec {SLOT_FD}>>"$slots/$k" || break 2
                 taken=0
                 flock --nonblock "$SLOT_FD" 2>/dev/null || taken=$?
@@ -1700,7 +1708,11 @@ sanitize_slot() {
                 exec {SLOT_FD}>&-
                 [ "$taken" -eq 1 ] || break 2
             done
-            sleep 0.25
+            # All taken: asleep on one of them, a while at most, then all again.
+            k=$(shuf -n 1 -e $list)
+            exec {SLOT_FD}>>"$slots/$k" || break
+            flock --timeout 0.5 "$SLOT_FD" 2>/dev/null && return 0
+            exec {SLOT_FD}>&-
         done
         echo "sanitizers: the slots in $slots cannot be locked here: their runs are not bounded" >&2
     fi

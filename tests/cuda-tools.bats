@@ -244,6 +244,37 @@ SCRIPT
     assert_equal "$(most_at_once)" 1
 }
 
+# racecheck at the timed size, the longest run, has slots of its own: it
+# starts at once where short runs hold every other slot (the steps whose
+# checks end first would otherwise take them all), and the others wait.
+@test "the timed size's racecheck starts on a slot of its own where every other slot is taken" {
+    cat >"$T/compute-sanitizer" <<'SCRIPT'
+#!/bin/sh
+[ "$1" != --help ] || exit 0
+echo "start $2 $(date +%s.%N) $*" >>"$TOOLS_ASKED"
+sleep 0.5
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=2
+    mkdir -p "$T/results/sanitize-slots"
+    flock "$T/results/sanitize-slots/1" flock "$T/results/sanitize-slots/2" \
+        sh -c 'date +%s.%N >"$1.part"; mv "$1.part" "$1"; sleep 4; date +%s.%N >"$2"' _ "$T/holding" "$T/let-go" &
+    local other=$!
+    while [ ! -e "$T/holding" ]; do sleep 0.05; done
+    grade_fake_step "--check -n 1 -b 32" "--check --exact -n 2^20 -b 256"
+    wait "$other"
+    assert_success
+    # Four runs (the timed size's folded into each tool's run): racecheck's
+    # while the other step held both slots, the rest once it let them go.
+    assert_equal "$(grep -c '^start' "$T/grader")" 4
+    local let_go
+    let_go=$(cat "$T/let-go")
+    run awk -v t="$let_go" '$1 == "start" && $3 < t { print $2 }' "$T/grader"
+    assert_output racecheck
+    grep -q -- '--tool racecheck .*--exact-at 2^20:256' "$T/grader"
+}
+
 # Where the slots cannot be locked (flock fails otherwise than on a slot
 # taken: a file system without locks), the runs go unbounded, never waiting
 # for ever.
