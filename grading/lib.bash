@@ -1708,11 +1708,15 @@ sanitize_slot() {
                 exec {SLOT_FD}>&-
                 [ "$taken" -eq 1 ] || break 2
             done
-            # All taken: asleep on one of them, a while at most, then all again.
+            # All taken: asleep on one of them, a while at most, then all
+            # again (a flock that cannot wait so: asleep for that while).
             k=$(shuf -n 1 -e $list)
             exec {SLOT_FD}>>"$slots/$k" || break
-            flock --timeout 0.5 "$SLOT_FD" 2>/dev/null && return 0
+            taken=0
+            flock --timeout 0.5 "$SLOT_FD" 2>/dev/null || taken=$?
+            [ "$taken" -ne 0 ] || return 0
             exec {SLOT_FD}>&-
+            [ "$taken" -eq 1 ] || sleep 0.5
         done
         echo "sanitizers: the slots in $slots cannot be locked here: their runs are not bounded" >&2
     fi
