@@ -34,7 +34,8 @@
 #   GRADE_BUILD_TIMEOUT, GRADE_BUILD_MEMORY  the same for a step's build
 #                       (default 300 s, 4096 MB)
 #   GRADE_SANITIZE_TIMEOUT  seconds a sanitizer run may take (default 2 x GRADE_TIMEOUT)
-#   GRADE_SANITIZE_SLOTS  how many sanitizer runs of the grading share the GPU at once (default 8)
+#   GRADE_SANITIZE_SLOTS  how many sanitizer runs of the grading share the GPU at once (default 8;
+#                       (N-1)/2 of them kept for racecheck at the timed size)
 #   GRADE_SANDBOX       auto (default), bwrap or none: see grading/confine
 #   GRADE_RESULTS       where verdicts go (default: a folder of this bats run)
 #   GRADE_THRESHOLDS    a thresholds file to use instead of the calibrated one
@@ -1677,27 +1678,30 @@ options_but_point() {
 }
 
 # How many sanitizer runs of a grading share the GPU at once: each takes
-# seconds of the host's cores and its own context; more at once only slice
-# the GPU and the cores finer (docs/grading.md, Grading faster). But the
-# longest, racecheck at a reduction's timed size (46 s of the host's cores
-# in 8 s on an H200), has slots of its own, half as many more: the steps
-# whose checks end first (a matrix product's) would otherwise take every
-# slot with short runs, and the longest would start last, their end the
-# end of the grading's sanitizers.
+# seconds of the host's cores, its own context and its own memory of the
+# GPU; more at once only slice the GPU and the cores finer (docs/grading.md,
+# Grading faster). Of those slots, (N-1)/2 (three of eight) are kept for the
+# longest runs, racecheck at the timed size (46 s of the host's cores in
+# 8 s on an H200, a reduction's): the steps whose checks end first (a
+# matrix product's) would otherwise take every slot with short runs, and
+# the longest would start last, their end the end of the grading's
+# sanitizers. A long run takes a kept slot first, then any.
 : "${GRADE_SANITIZE_SLOTS:=8}"
 [[ $GRADE_SANITIZE_SLOTS =~ ^[1-9][0-9]*$ ]] || GRADE_SANITIZE_SLOTS=8  # (grading/grade refuses it)
 
 # sanitize_slot [long]: wait for one of GRADE_SANITIZE_SLOTS slots, the
 # locks of the grading's sanitizer runs (in GRADE_RESULTS, the one folder of
-# all its steps), and hold it open in SLOT_FD; a long run first tries the
-# long runs' own slots. Without flock, or where the folder's file system
-# cannot lock (flock fails otherwise than on a slot taken, its status 1:
-# Lustre without -o flock, NFS without a lock daemon), SLOT_FD is
-# /dev/null: no bound, as on_gpu runs without its lock there.
+# all its steps), and hold it open in SLOT_FD. Without flock, or where the
+# folder's file system cannot lock (flock fails otherwise than on a slot
+# taken, its status 1: Lustre without -o flock, NFS without a lock daemon),
+# SLOT_FD is /dev/null: no bound, as on_gpu runs without its lock there.
 sanitize_slot() {
-    local slots=$GRADE_RESULTS/sanitize-slots k taken list
-    list=$(seq 1 "$GRADE_SANITIZE_SLOTS")
-    [ "${1:-}" != long ] || list="$(seq -f 'long-%g' 1 $(((GRADE_SANITIZE_SLOTS + 1) / 2))) $list"
+    local slots=$GRADE_RESULTS/sanitize-slots k taken list kept=$(((GRADE_SANITIZE_SLOTS - 1) / 2))
+    if [ "${1:-}" = long ]; then
+        list=$(seq "$GRADE_SANITIZE_SLOTS" -1 1)
+    else
+        list=$(seq 1 $((GRADE_SANITIZE_SLOTS - kept)))
+    fi
     if command -v flock >/dev/null && mkdir -p "$slots"; then
         while :; do
             for k in $list; do
@@ -1709,18 +1713,31 @@ sanitize_slot() {
                 [ "$taken" -eq 1 ] || break 2
             done
             # All taken: asleep on one of them, a while at most, then all
-            # again (a flock that cannot wait so: asleep for that while).
-            k=$(shuf -n 1 -e $list)
-            exec {SLOT_FD}>>"$slots/$k" || break
-            taken=0
-            flock --timeout 0.5 "$SLOT_FD" 2>/dev/null || taken=$?
-            [ "$taken" -ne 0 ] || return 0
-            exec {SLOT_FD}>&-
-            [ "$taken" -eq 1 ] || sleep 0.5
+            # again; where flock cannot wait a while, asleep that while.
+            if flock_waits "$slots"; then
+                k=$(shuf -n 1 -e $list)
+                exec {SLOT_FD}>>"$slots/$k" || break
+                taken=0
+                flock --timeout 0.5 "$SLOT_FD" 2>/dev/null || taken=$?
+                [ "$taken" -ne 0 ] || return 0
+                exec {SLOT_FD}>&-
+            else
+                sleep 0.5
+            fi
         done
         echo "sanitizers: the slots in $slots cannot be locked here: their runs are not bounded" >&2
     fi
     exec {SLOT_FD}</dev/null
+}
+
+# flock_waits DIR: whether this flock can wait a while for a lock
+# (--timeout, fractional: util-linux's; busybox's cannot), asked once.
+flock_waits() {
+    if [ -z "${FLOCK_WAITS:-}" ]; then
+        FLOCK_WAITS=no
+        flock --timeout 0.1 "$1/.waits" true 2>/dev/null && FLOCK_WAITS=yes
+    fi
+    [ "$FLOCK_WAITS" = yes ]
 }
 
 # sanitize_ended DIR: wait for the runs sanitize_start started in DIR, for as

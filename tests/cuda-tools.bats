@@ -228,12 +228,13 @@ SCRIPT
     assert_equal "$(grep -c -- '-n 2^20' <<<"$output")" 4
     run bash -c "sort -n -k3,3 '$T/grader' | grep '^start' | tail -n 4 | cut -d' ' -f2 | sort | paste -sd' '"
     assert_output "initcheck memcheck racecheck synccheck"
-    # Three of the four slots held by another step's runs: one at a time.
+    # Three of the four slots held by another step's runs (the fourth, the
+    # first, is not one kept for the longest runs): one at a time.
     rm -f "$T/grader"
     rm -rf "$T/results/04"
     WORKBOOK_DIR=$workbook
     mkdir -p "$T/results/sanitize-slots"
-    flock "$T/results/sanitize-slots/1" flock "$T/results/sanitize-slots/2" flock "$T/results/sanitize-slots/3" \
+    flock "$T/results/sanitize-slots/2" flock "$T/results/sanitize-slots/3" flock "$T/results/sanitize-slots/4" \
         sh -c 'touch "$1"; sleep 8' _ "$T/holding" &
     local other=$!
     while [ ! -e "$T/holding" ]; do sleep 0.05; done
@@ -244,10 +245,11 @@ SCRIPT
     assert_equal "$(most_at_once)" 1
 }
 
-# racecheck at the timed size, the longest run, has slots of its own: it
-# starts at once where short runs hold every other slot (the steps whose
-# checks end first would otherwise take them all), and the others wait.
-@test "the timed size's racecheck starts on a slot of its own where every other slot is taken" {
+# racecheck at the timed size, the longest run, has slots kept for it
+# ((N-1)/2 of N): it starts at once where short runs hold every other slot
+# (the steps whose checks end first would otherwise take them all), and the
+# others wait; the slots in all stay N.
+@test "the timed size's racecheck starts on a slot kept for it where short runs take every other" {
     cat >"$T/compute-sanitizer" <<'SCRIPT'
 #!/bin/sh
 [ "$1" != --help ] || exit 0
@@ -256,9 +258,9 @@ sleep 0.5
 echo "========= ERROR SUMMARY: 0 errors"
 SCRIPT
     chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=2
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none GRADE_SANITIZE_SLOTS=4
     mkdir -p "$T/results/sanitize-slots"
-    flock "$T/results/sanitize-slots/1" flock "$T/results/sanitize-slots/2" \
+    flock "$T/results/sanitize-slots/1" flock "$T/results/sanitize-slots/2" flock "$T/results/sanitize-slots/3" \
         sh -c 'date +%s.%N >"$1.part"; mv "$1.part" "$1"; sleep 4; date +%s.%N >"$2"' _ "$T/holding" "$T/let-go" &
     local other=$!
     while [ ! -e "$T/holding" ]; do sleep 0.05; done
@@ -266,13 +268,32 @@ SCRIPT
     wait "$other"
     assert_success
     # Four runs (the timed size's folded into each tool's run): racecheck's
-    # while the other step held both slots, the rest once it let them go.
+    # while the other step held the short runs' three slots, the rest once
+    # it let them go.
     assert_equal "$(grep -c '^start' "$T/grader")" 4
     local let_go
     let_go=$(cat "$T/let-go")
     run awk -v t="$let_go" '$1 == "start" && $3 < t { print $2 }' "$T/grader"
     assert_output racecheck
     grep -q -- '--tool racecheck .*--exact-at 2^20:256' "$T/grader"
+    # Short runs take three of the four slots and wait for the fourth...
+    local k held=()
+    for k in 1 2 3; do sanitize_slot; held+=("$SLOT_FD"); done
+    { sanitize_slot; : >"$T/short-got"; } &
+    local short=$!
+    sleep 1.5
+    kill "$short" 2>/dev/null || true
+    [ ! -e "$T/short-got" ] || fail "a short run took the slot kept for the longest"
+    # ...which a long run takes; they may take every slot, and no more than those N.
+    sanitize_slot long; held+=("$SLOT_FD")
+    for k in "${held[@]}"; do exec {k}>&-; done
+    held=()
+    for k in 1 2 3 4; do sanitize_slot long; held+=("$SLOT_FD"); done
+    assert_equal "$(ls "$T/results/sanitize-slots" | sort -n | paste -sd' ')" "1 2 3 4"
+    for k in 1 2 3 4; do
+        run flock --nonblock "$T/results/sanitize-slots/$k" true
+        assert_failure 1
+    done
 }
 
 # Where the slots cannot be locked (flock fails otherwise than on a slot
