@@ -1301,6 +1301,7 @@ grade_sanitize() {
         sanitize_ended "$dir" || { fail "the sanitizers' runs ended without a word (see $dir)"; return; }
     fi
     [ ! -s "$dir/error" ] || { fail "the sanitizers' runs are unknown: $(cat "$dir/error")"; return; }
+    sanitize_short_of_memory "$dir"
     local clean="" reported="" count=0 i first=0
     while [ -e "$dir/$((count + 1)).args" ]; do count=$((count + 1)); done
     for ((i = 1; i <= count; i++)); do
@@ -1640,19 +1641,12 @@ sanitize_start() {
         local most=$(((GRADE_SANITIZE_SLOTS + 1) / 2))
         for k in $(printf '%s\n' "${order[@]}" | sort -k1,1nr -k2,2n -k3,3n | cut -d' ' -f3); do
             while [ "$(jobs -rp | wc -l)" -ge "$most" ]; do wait -n 2>/dev/null || true; done
-            # (racecheck with the timed size: the longest, on a slot of its own)
+            # (racecheck with the timed size, the longest, on a kept slot first)
             sanitize_slot "$([[ $(cat "$dir/$k.args") == "--tools racecheck "*" --exact"* ]] && echo long)"
             # A run's status is kept whatever it is: the graded test's errexit
             # holds in this background run too, and would end it before a
             # failed run's status is written (a report then read as "not run").
-            {
-                ran=0
-                # shellcheck disable=SC2046
-                on_gpu shared "${CONFINE[@]}" env COMPUTE_SANITIZER="$sanitizer" \
-                    "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $(cat "$dir/$k.args") ${GRADE_SEED:+-s "$GRADE_SEED"} \
-                    --plans "$(plans_file)" >"$dir/$k.out" 2>&1 {SLOT_FD}>&- || ran=$?
-                echo "$ran" >"$dir/$k.status"
-            } &
+            { sanitize_run shared "$dir" "$k" "$sanitizer" {SLOT_FD}>&-; } &
             pids+=($!)
             exec {SLOT_FD}>&-  # (the run's own copy holds its slot until it ends)
         done
@@ -1660,6 +1654,37 @@ sanitize_start() {
         : >"$dir/done"
     } </dev/null >"$dir/log" 2>&1 3>&- &
     echo "$!" >"$dir/pid"
+}
+
+# sanitize_run MODE DIR K SANITIZER: the K-th run of DIR (sanitize_start),
+# holding the GPU's lock so (on_gpu: shared beside the others, alone for a
+# run again), confined as CONFINE says; its output in DIR/K.out, its
+# status in DIR/K.status.
+sanitize_run() {
+    local ran=0
+    # shellcheck disable=SC2046
+    on_gpu "$1" "${CONFINE[@]}" env COMPUTE_SANITIZER="$4" \
+        "$GRADING_DIR/../common/tools/sanitize.sh" "$(program_path)" $(cat "$2/$3.args") ${GRADE_SEED:+-s "$GRADE_SEED"} \
+        --plans "$(plans_file)" >"$2/$3.out" 2>&1 || ran=$?
+    echo "$ran" >"$2/$3.status"
+}
+
+# sanitize_short_of_memory DIR: run again, alone on the GPU, each run of DIR
+# that ended for want of the GPU's memory -- the program says so, as a CUDA
+# error or before it allocates -- which runs side by side can take from
+# each other on a GPU of a few gigabytes: the grader's doing, not the
+# file's. Once: what the run says then is its verdict (a kernel that prints
+# those words gets its run again, and no more).
+sanitize_short_of_memory() {
+    local k sanitizer
+    for ((k = 1; ; k++)); do
+        [ -e "$1/$k.args" ] || break
+        case $(cat "$1/$k.status" 2>/dev/null) in 0 | 77 | 124 | 137) continue ;; esac
+        grep -qE 'CUDA error cudaErrorMemoryAllocation|of GPU memory and .* is free' "$1/$k.out" 2>/dev/null || continue
+        sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
+        confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
+        sanitize_run alone "$1" "$k" "$sanitizer"
+    done
 }
 
 # exact_point RUN FIRST: SIZE:BLOCK where RUN (a line of sanitize_runs)

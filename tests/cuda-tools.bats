@@ -296,6 +296,43 @@ SCRIPT
     done
 }
 
+# Runs side by side can take the GPU's memory from each other (a GPU of a
+# few gigabytes): a run whose program found the memory short runs again,
+# alone on the GPU, once, and that run is its verdict.
+@test "a sanitizer run that found the GPU's memory short runs again alone, once" {
+    cat >"$T/compute-sanitizer" <<'SCRIPT'
+#!/bin/sh
+[ "$1" != --help ] || exit 0
+echo "$2" >>"$TOOLS_ASKED"
+if [ "$2" = racecheck ] && { [ -n "$ALWAYS_SHORT" ] || [ ! -e "$TOOLS_ASKED.short" ]; }; then
+    : >"$TOOLS_ASKED.short"
+    echo "prog: CUDA error cudaErrorMemoryAllocation: out of memory"
+    echo "  at common/core/plan.cu:1: cudaMalloc(&p, bytes)"
+    echo "========= Error: process didn't terminate successfully"
+    echo "========= Target application returned an error"
+    echo "========= ERROR SUMMARY: 1 error"
+    exit 3
+fi
+echo "========= ERROR SUMMARY: 0 errors"
+SCRIPT
+    chmod +x "$T/compute-sanitizer"
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none ALWAYS_SHORT=
+    local workbook=$WORKBOOK_DIR
+    grade_fake_step "--check -n 1 -b 32"
+    assert_success
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=pass "tools=memcheck racecheck synccheck initcheck"
+    assert_equal "$(grep -c '^racecheck$' "$T/grader")" 2
+    # The second run held the GPU alone.
+    assert_equal "$(awk -F'\t' '$3 == "alone"' "$GRADE_RESULTS/gpu-use.tsv" | wc -l)" 1
+    # Short of memory again: its verdict, after one run more, not two.
+    rm -rf "$T/results" "$T/grader" "$T/grader.short"
+    WORKBOOK_DIR=$workbook ALWAYS_SHORT=1
+    grade_fake_step "--check -n 1 -b 32"
+    assert_failure
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail reported=racecheck
+    assert_equal "$(grep -c '^racecheck$' "$T/grader")" 2
+}
+
 # Where the slots cannot be locked (flock fails otherwise than on a slot
 # taken: a file system without locks), the runs go unbounded, never waiting
 # for ever.

@@ -103,7 +103,8 @@ for tool in $tools; do
     log=$logs/$tool
     status=$(cat "$logs/$tool.status")
     grep -E '^=========' "$log" | grep -vE 'COMPUTE-SANITIZER|^========= *$' | head -40
-    tail -n 3 "$log" | grep -v '^=========' || true
+    # The program's own last lines (what it said as it ended), not the tool's.
+    grep -v '^=========' "$log" | tail -n 3 || true
     # A program that found no GPU: 77 through the tool, or, where the tool
     # calls a program that ends before its first CUDA call an error of its
     # own, 77 when the program is asked alone. Never when the tool reported
