@@ -1318,6 +1318,10 @@ grade_sanitize() {
     case $status in
     0) record sanitize pass tools="$(tr ' ' '\n' <<<"$clean" | awk 'NF && !seen[$0]++' | paste -sd' ')" ;;
     77) triage_exit sanitize ;;
+    3)
+        # (Run alone too: the GPU is too small for it, whatever the file.)
+        fail "not run: the GPU's memory was short for the sanitizers' run at $(sed -E 's/^--tools [a-z]+ //' <<<"$args"), even alone on the GPU:
+$(head -n 20 <<<"$output")" ;;
     124 | 137)
         record sanitize fail reason="timed out"
         fail "the sanitizers did not finish within ${GRADE_SANITIZE_TIMEOUT}s (GRADE_SANITIZE_TIMEOUT) at $args: a kernel that hangs under them?" ;;
@@ -1670,17 +1674,16 @@ sanitize_run() {
 }
 
 # sanitize_short_of_memory DIR: run again, alone on the GPU, each run of DIR
-# that ended for want of the GPU's memory -- the program says so, as a CUDA
-# error or before it allocates -- which runs side by side can take from
-# each other on a GPU of a few gigabytes: the grader's doing, not the
-# file's. Once: what the run says then is its verdict (a kernel that prints
-# those words gets its run again, and no more).
+# that ended for want of the GPU's memory (sanitize.sh's status 3: the
+# program said so on its stderr, where no kernel prints, and the tool
+# reported nothing), which runs side by side can take from each other on a
+# GPU of a few gigabytes: the grader's doing, not the file's. Once: what
+# the run says then is its verdict.
 sanitize_short_of_memory() {
     local k sanitizer
     for ((k = 1; ; k++)); do
         [ -e "$1/$k.args" ] || break
-        case $(cat "$1/$k.status" 2>/dev/null) in 0 | 77 | 124 | 137) continue ;; esac
-        grep -qE 'CUDA error cudaErrorMemoryAllocation|of GPU memory and .* is free' "$1/$k.out" 2>/dev/null || continue
+        [ "$(cat "$1/$k.status" 2>/dev/null)" = 3 ] || continue
         sanitizer=$(find_cuda_tool compute-sanitizer "${GRADE_SANITIZER:-}")
         confine "$GRADE_SANITIZE_TIMEOUT" "$GRADE_MEMORY" "$BATS_TEST_TMPDIR"
         sanitize_run alone "$1" "$k" "$sanitizer"

@@ -297,8 +297,10 @@ SCRIPT
 }
 
 # Runs side by side can take the GPU's memory from each other (a GPU of a
-# few gigabytes): a run whose program found the memory short runs again,
-# alone on the GPU, once, and that run is its verdict.
+# few gigabytes): a run whose program said on its stderr that the memory was
+# short, with nothing reported, runs again, alone on the GPU, once, and that
+# run is its verdict. The same words where a kernel prints (stdout) are no
+# such run.
 @test "a sanitizer run that found the GPU's memory short runs again alone, once" {
     cat >"$T/compute-sanitizer" <<'SCRIPT'
 #!/bin/sh
@@ -306,17 +308,26 @@ SCRIPT
 echo "$2" >>"$TOOLS_ASKED"
 if [ "$2" = racecheck ] && { [ -n "$ALWAYS_SHORT" ] || [ ! -e "$TOOLS_ASKED.short" ]; }; then
     : >"$TOOLS_ASKED.short"
-    echo "prog: CUDA error cudaErrorMemoryAllocation: out of memory"
-    echo "  at common/core/plan.cu:1: cudaMalloc(&p, bytes)"
+    # As the harness says it: on stderr, then more lines; the program's
+    # header on stdout, flushed at its exit; then the tool's lines.
+    if [ -n "$ON_STDOUT" ]; then
+        echo "prog: CUDA error cudaErrorMemoryAllocation: out of memory"
+    else
+        echo "prog: CUDA error cudaErrorMemoryAllocation: out of memory" >&2
+    fi
+    echo "  at common/core/plan.cu:1: cudaMalloc(&p, bytes)" >&2
+    echo "  while allocating the inputs" >&2
+    echo "  what to do: the GPU is out of memory; try a smaller --size" >&2
+    echo "prog on a GPU (sm_90, 132 SMs, 62.9 MB L2, 4.0 GB), CUDA runtime 13.0, driver 13.0"
     echo "========= Error: process didn't terminate successfully"
     echo "========= Target application returned an error"
-    echo "========= ERROR SUMMARY: 1 error"
+    echo "========= ERROR SUMMARY: 0 errors"
     exit 3
 fi
 echo "========= ERROR SUMMARY: 0 errors"
 SCRIPT
     chmod +x "$T/compute-sanitizer"
-    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none ALWAYS_SHORT=
+    export COMPUTE_SANITIZER=$T/compute-sanitizer GRADE_SANDBOX=none ALWAYS_SHORT= ON_STDOUT=
     local workbook=$WORKBOOK_DIR
     grade_fake_step "--check -n 1 -b 32"
     assert_success
@@ -324,13 +335,21 @@ SCRIPT
     assert_equal "$(grep -c '^racecheck$' "$T/grader")" 2
     # The second run held the GPU alone.
     assert_equal "$(awk -F'\t' '$3 == "alone"' "$GRADE_RESULTS/gpu-use.tsv" | wc -l)" 1
-    # Short of memory again: its verdict, after one run more, not two.
+    # Short of memory again: not run, after one run more, not two.
     rm -rf "$T/results" "$T/grader" "$T/grader.short"
     WORKBOOK_DIR=$workbook ALWAYS_SHORT=1
     grade_fake_step "--check -n 1 -b 32"
     assert_failure
-    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail reported=racecheck
+    assert_output --partial "not run: the GPU's memory was short"
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail "reason=not run"
     assert_equal "$(grep -c '^racecheck$' "$T/grader")" 2
+    # The words on stdout, where a kernel prints: a failed run, run once.
+    rm -rf "$T/results" "$T/grader" "$T/grader.short"
+    WORKBOOK_DIR=$workbook ALWAYS_SHORT= ON_STDOUT=1
+    grade_fake_step "--check -n 1 -b 32"
+    assert_failure
+    assert_verdict "$GRADE_RESULTS/04/sanitize" test=sanitize result=fail reported=racecheck
+    assert_equal "$(grep -c '^racecheck$' "$T/grader")" 1
 }
 
 # Where the slots cannot be locked (flock fails otherwise than on a slot

@@ -17,7 +17,8 @@
 # compute-sanitizer is looked for as every tool of the toolkit is (cuda_tool
 # in common/tools/options.bash: first the toolkit make chose, CUDA_BIN, then PATH);
 # COMPUTE_SANITIZER names the one to use (the grader's choice). Exit status:
-# 0 clean, 1 problems found or no compute-sanitizer, 2 bad arguments, 77 no
+# 0 clean, 1 problems found or no compute-sanitizer, 2 bad arguments, 3 a
+# run that the GPU's memory was too short for (and nothing reported), 77 no
 # usable GPU.
 set -u
 OPTIONS_NAME="sanitize"
@@ -88,23 +89,28 @@ if [[ " $tools " == *" racecheck "* ]]; then
     fi
 fi
 
-# run_tool TOOL: PROGRAM under TOOL, its output in $logs/TOOL, its status in $logs/TOOL.status.
+# run_tool TOOL: PROGRAM under TOOL, the tool's report and the program's
+# output (where its kernels print) in $logs/TOOL, the program's stderr
+# (where it alone says why it stopped) in $logs/TOOL.err, its status in
+# $logs/TOOL.status.
 run_tool() {
     local filters=()
     [ "$1" != racecheck ] || filters=(${racecheck_filters[@]+"${racecheck_filters[@]}"})
-    "$sanitizer" --tool "$1" ${filters[@]+"${filters[@]}"} --error-exitcode 99 "$program" "${args[@]}" >"$logs/$1" 2>&1
+    "$sanitizer" --tool "$1" ${filters[@]+"${filters[@]}"} --error-exitcode 99 "$program" "${args[@]}" >"$logs/$1" 2>"$logs/$1.err"
     echo $? >"$logs/$1.status"
 }
 args=("$@")
 failed=()
+short=()
 for tool in $tools; do
     echo "== $tool: $program $*"
     run_tool "$tool"
     log=$logs/$tool
     status=$(cat "$logs/$tool.status")
-    grep -E '^=========' "$log" | grep -vE 'COMPUTE-SANITIZER|^========= *$' | head -40
-    # The program's own last lines (what it said as it ended), not the tool's.
+    grep -E '^=========' "$log" "$log.err" -h | grep -vE 'COMPUTE-SANITIZER|^========= *$' | head -40
+    # What the program said as it ended: its last lines, then its stderr's.
     grep -v '^=========' "$log" | tail -n 3 || true
+    grep -v '^=========' "$log.err" | tail -n 4 || true
     # A program that found no GPU: 77 through the tool, or, where the tool
     # calls a program that ends before its first CUDA call an error of its
     # own, 77 when the program is asked alone. Never when the tool reported
@@ -117,8 +123,16 @@ for tool in $tools; do
     fi
     # memcheck and synccheck end with "ERROR SUMMARY: N errors"; racecheck
     # with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
-    if [ "$status" -ne 0 ] ||
-        grep -qE 'ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: [1-9]|\(([1-9][0-9]*) errors|, [1-9][0-9]* warnings' "$log"; then
+    if grep -qE 'ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: [1-9]|\(([1-9][0-9]*) errors|, [1-9][0-9]* warnings' "$log" "$log.err"; then
+        failed+=("$tool")
+        echo "   -> $tool: FAILED (exit $status)"
+    elif [ "$status" -ne 0 ] && [ "$status" -ne 99 ] &&
+        grep -qE 'CUDA error cudaErrorMemoryAllocation|of GPU memory and .* is free' "$log.err"; then
+        # The program found the GPU's memory short (on its stderr, where no
+        # kernel prints), and the tool reported nothing: not the file's doing.
+        short+=("$tool")
+        echo "   -> $tool: NOT RUN (the GPU's memory was short)"
+    elif [ "$status" -ne 0 ]; then
         failed+=("$tool")
         echo "   -> $tool: FAILED (exit $status)"
     else
@@ -128,5 +142,9 @@ done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "sanitize: ${failed[*]} reported problems in $program" >&2
     exit 1
+fi
+if [ ${#short[@]} -gt 0 ]; then
+    echo "sanitize: ${short[*]} not run to the end: the GPU's memory was short for $program (run it with less on the GPU)" >&2
+    exit 3
 fi
 echo "sanitize: $tools clean for $program"
