@@ -352,6 +352,33 @@ SCRIPT
     assert_equal "$(grep -c '^racecheck$' "$T/grader")" 1
 }
 
+# A flock that cannot wait a while (busybox's: --timeout is a usage error,
+# status 1 as for a slot taken) never makes the wait for a slot a spin.
+@test "the wait for a sanitizer slot sleeps where flock cannot wait a while" {
+    mkdir -p "$T/bin" "$T/results/sanitize-slots"
+    real=$(command -v flock)
+    cat >"$T/bin/flock" <<SCRIPT
+#!/bin/sh
+echo . >>"$T/flock-calls"
+case " \$* " in *" --timeout "*) exit 1 ;; esac
+exec "$real" "\$@"
+SCRIPT
+    chmod +x "$T/bin/flock"
+    "$real" "$T/results/sanitize-slots/1" sleep 3 &
+    local holder=$!
+    sleep 0.3
+    PATH=$T/bin:$PATH
+    STEP=04-fake GRADE_RESULTS=$T/results GRADE_SANITIZE_SLOTS=1
+    source "$WORKBOOK_DIR/grading/lib.bash"
+    : >"$T/flock-calls"
+    SECONDS=0
+    sanitize_slot
+    wait "$holder"
+    # About two tries a second while the slot is held (a spin: hundreds).
+    [ "$(wc -l <"$T/flock-calls")" -lt 40 ] || fail "$(wc -l <"$T/flock-calls") calls of flock in $SECONDS s"
+    [ "$SECONDS" -ge 2 ] || fail "the slot held for 3 s was taken after $SECONDS s"
+}
+
 # Where the slots cannot be locked (flock fails otherwise than on a slot
 # taken: a file system without locks), the runs go unbounded, never waiting
 # for ever.
