@@ -76,25 +76,41 @@ profiled_honestly() {
 }
 ncu_arg() { grep -A1 -x -- "$1" "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1; }
 
-@test "the lesson's ncu starts once no run holds the GPU, waiting asleep: not beside the shared runs, busy" {
+# ncu_start_beside_shared_run VAR=VALUE...: grade_lesson with those set
+# (in a subshell of its own), while a shared run (a sanitizer's, say) holds
+# the GPU for 2 s; NCU_STARTED is "before" or "after": whether ncu started
+# before that run ended.
+ncu_start_beside_shared_run() {
+    local lock taken=$BATS_TEST_TMPDIR/taken released=$BATS_TEST_TMPDIR/released started=$BATS_TEST_TMPDIR/ncu-started
+    rm -f "$taken" "$released" "$started"
+    lock=$(gpu_lock)
+    { flock --shared 9; : >"$taken"; sleep 2; date +%s.%N >"$released"; } 9<"$lock" &
+    while [ ! -e "$taken" ]; do sleep 0.05; done
+    # shellcheck disable=SC2163
+    (export "$@"; grade_lesson >"$BATS_TEST_TMPDIR/lesson-out" 2>&1) || fail "grade_lesson failed: $(cat "$BATS_TEST_TMPDIR/lesson-out")"
+    wait
+    [ -s "$started" ] || fail "ncu did not run"
+    NCU_STARTED=$(awk -v r="$(cat "$released")" '{ print ($1 < r ? "before" : "after"); exit }' "$started")
+}
+
+@test "the lesson's ncu starts once no run holds the GPU, asleep, where other steps or graders share it; one step alone, at once" {
     use_fake_step
     fake_tools
     record check-32 pass
     FAKE_CSV=$(lesson_csv 220 80)
-    local lock taken=$BATS_TEST_TMPDIR/taken released=$BATS_TEST_TMPDIR/released started=$BATS_TEST_TMPDIR/ncu-started
     mv "$TOOLS/ncu" "$TOOLS/ncu.real"
-    printf '#!/bin/sh\ndate +%%s.%%N >>%q\nexec %q "$@"\n' "$started" "$TOOLS/ncu.real" >"$TOOLS/ncu"
+    printf '#!/bin/sh\ndate +%%s.%%N >>%q\nexec %q "$@"\n' "$BATS_TEST_TMPDIR/ncu-started" "$TOOLS/ncu.real" >"$TOOLS/ncu"
     chmod +x "$TOOLS/ncu"
-    lock=$(gpu_lock)
-    # A shared run (a sanitizer's, say) that holds the GPU for 2 s.
-    { flock --shared 9; : >"$taken"; sleep 2; date +%s.%N >"$released"; } 9<"$lock" &
-    while [ ! -e "$taken" ]; do sleep 0.05; done
-    run grade_lesson
-    assert_success
-    wait
-    [ -s "$started" ] || fail "ncu did not run"
-    awk -v r="$(cat "$released")" '{ if ($1 < r) { print "ncu started at " $1 ", before the shared run ended at " r; exit 1 } }' "$started" ||
-        fail "ncu started while a shared run held the GPU"
+    # Steps at once (grade --jobs): ncu, which keeps a core busy while its
+    # program waits, waits asleep for the shared runs to end.
+    ncu_start_beside_shared_run GRADE_AT_ONCE=2
+    assert_equal "$NCU_STARTED" after
+    # Another grader's lock (tests/mutants/run --jobs, batch): the same.
+    ncu_start_beside_shared_run GRADE_AT_ONCE=1 GRADE_GPU_LOCK="$(gpu_lock)"
+    assert_equal "$NCU_STARTED" after
+    # One step alone: its program's start runs beside the step's own runs.
+    ncu_start_beside_shared_run GRADE_AT_ONCE=1 GRADE_GPU_LOCK=
+    assert_equal "$NCU_STARTED" before
 }
 
 @test "the lesson's profile runs the whole program again for each pass of ncu, never the kernel again within a run" {
