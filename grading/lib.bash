@@ -1182,13 +1182,14 @@ lesson_profile() {
     # a whole grading six of them took 45-56 s of the host's time each,
     # from their start beside the sanitizers to their program's turn (H200,
     # 2026-12-01; docs/grading.md, Grading faster). So where other steps
-    # (GRADE_AT_ONCE) or other graders (GRADE_GPU_LOCK) share the GPU, it
-    # starts once the GPU could be had alone (gpu_free_wait). One step alone
-    # leaves cores free, and its ncu starts at once, so that the program's
-    # start runs beside the step's sanitizers (step 05 alone on an H200,
-    # 2026-12-02: 18.7-19.1 s against 19.5-20.0 s). Its program then takes
-    # the lock as before.
-    if [ "$mode" = measure ] && { [ "${GRADE_AT_ONCE:-1}" -gt 1 ] || [ -n "${GRADE_GPU_LOCK:-}" ]; }; then
+    # (GRADE_AT_ONCE), other graders of the GPU (GRADE_GPU_LOCK) or a
+    # class's other gradings on the host (grading/batch: GRADE_BATCH_JOB)
+    # share them, it starts once the GPU could be had alone (gpu_free_wait).
+    # One step alone leaves cores free, and its ncu starts at once, so that
+    # the program's start runs beside the step's sanitizers (step 05 alone
+    # on an H200, 2026-12-02: 18.7-19.1 s against 19.5-20.0 s). Its program
+    # then takes the lock as before.
+    if [ "$mode" = measure ] && { [ "${GRADE_AT_ONCE:-1}" -gt 1 ] || [ -n "${GRADE_GPU_LOCK:-}${GRADE_BATCH_JOB:-}" ]; }; then
         gpu_free_wait
     fi
     local try
@@ -1199,8 +1200,25 @@ lesson_profile() {
             --profile-from-start off --metrics "$names" --csv --page raw --log-file "$csv" "$(program_path)" \
             ${GRADE_SEED:+-s "$GRADE_SEED"} ${lock[@]+"${lock[@]}"} --plans "$(plans_file)" $(timed_run) --watched-only
         [ "$mode" != measure ] || log_gpu_alone <<<"$output"
-        case $status in 0 | 1 | 2 | 3 | 77 | 124 | 137) break ;; esac
+        case $status in
+        0 | 1 | 2 | 77 | 124 | 137) break ;;
+        3)
+            # A CUDA error. Where the program found the GPU's memory short
+            # (its start beside the step's sanitizers, on a GPU of a few
+            # gigabytes): once more, once the GPU is free, as a sanitizer
+            # run short of it runs again alone. Any other: the file's.
+            [ "$try" = 1 ] && gpu_memory_short || break
+            gpu_free_wait
+            ;;
+        esac
     done
+}
+
+# gpu_memory_short: the output of a failed run (bats' run) holds the words
+# with which the harness says the GPU's memory was short, as
+# common/tools/sanitize.sh reads them.
+gpu_memory_short() {
+    grep -qE 'CUDA error cudaErrorMemoryAllocation|of GPU memory and .* is free' <<<"$output"
 }
 
 # lesson_early: from the timed test, the lesson's profile started now in the

@@ -78,13 +78,13 @@ ncu_arg() { grep -A1 -x -- "$1" "$BATS_TEST_TMPDIR/ncu-args" | tail -n 1; }
 
 # ncu_start_beside_shared_run VAR=VALUE...: grade_lesson with those set
 # (in a subshell of its own), while a shared run (a sanitizer's, say) holds
-# the GPU for 2 s; NCU_STARTED is "before" or "after": whether ncu started
+# the GPU for 3 s; NCU_STARTED is "before" or "after": whether ncu started
 # before that run ended.
 ncu_start_beside_shared_run() {
     local lock taken=$BATS_TEST_TMPDIR/taken released=$BATS_TEST_TMPDIR/released started=$BATS_TEST_TMPDIR/ncu-started
     rm -f "$taken" "$released" "$started"
     lock=$(gpu_lock)
-    { flock --shared 9; : >"$taken"; sleep 2; date +%s.%N >"$released"; } 9<"$lock" &
+    { flock --shared 9; : >"$taken"; sleep 3; date +%s.%N >"$released"; } 9<"$lock" &
     while [ ! -e "$taken" ]; do sleep 0.05; done
     # shellcheck disable=SC2163
     (export "$@"; grade_lesson >"$BATS_TEST_TMPDIR/lesson-out" 2>&1) || fail "grade_lesson failed: $(cat "$BATS_TEST_TMPDIR/lesson-out")"
@@ -103,14 +103,53 @@ ncu_start_beside_shared_run() {
     chmod +x "$TOOLS/ncu"
     # Steps at once (grade --jobs): ncu, which keeps a core busy while its
     # program waits, waits asleep for the shared runs to end.
-    ncu_start_beside_shared_run GRADE_AT_ONCE=2
+    ncu_start_beside_shared_run GRADE_AT_ONCE=2 GRADE_GPU_LOCK= GRADE_BATCH_JOB=
     assert_equal "$NCU_STARTED" after
-    # Another grader's lock (tests/mutants/run --jobs, batch): the same.
-    ncu_start_beside_shared_run GRADE_AT_ONCE=1 GRADE_GPU_LOCK="$(gpu_lock)"
+    # Another grader's lock (tests/mutants/run --jobs): the same; and a
+    # class's gradings on one host (grading/batch), whose cores they share.
+    ncu_start_beside_shared_run GRADE_AT_ONCE=1 GRADE_GPU_LOCK="$(gpu_lock)" GRADE_BATCH_JOB=
+    assert_equal "$NCU_STARTED" after
+    ncu_start_beside_shared_run GRADE_AT_ONCE=1 GRADE_GPU_LOCK= GRADE_BATCH_JOB=batch-1-student
     assert_equal "$NCU_STARTED" after
     # One step alone: its program's start runs beside the step's own runs.
-    ncu_start_beside_shared_run GRADE_AT_ONCE=1 GRADE_GPU_LOCK=
+    ncu_start_beside_shared_run GRADE_AT_ONCE=1 GRADE_GPU_LOCK= GRADE_BATCH_JOB=
     assert_equal "$NCU_STARTED" before
+}
+
+# The lesson's run found the GPU's memory short (its start beside the step's
+# sanitizers, on a small GPU): the harness says so on stderr and exits 3.
+# It runs once more, once the GPU is free; short again, or any other CUDA
+# error, and the lesson fails as the file's.
+@test "a lesson's run short of the GPU's memory runs once more, once the GPU is free; any other CUDA error fails it" {
+    use_fake_step
+    fake_tools
+    record check-32 pass
+    FAKE_CSV=$(lesson_csv 220 80)
+    local calls=$BATS_TEST_TMPDIR/ncu-calls
+    mv "$TOOLS/ncu" "$TOOLS/ncu.real"
+    # Short on its first run (SHORT_RUNS of them), as the harness says it.
+    cat >"$TOOLS/ncu" <<SCRIPT
+#!/bin/sh
+echo run >>"$calls"
+if [ "\$(grep -c . "$calls")" -le "\${SHORT_RUNS:-0}" ]; then
+    echo "\${SHORT_SAYS:-CUDA error cudaErrorMemoryAllocation: out of memory}" >&2
+    exit 3
+fi
+exec "$TOOLS/ncu.real" "\$@"
+SCRIPT
+    chmod +x "$TOOLS/ncu"
+    SHORT_RUNS=1 run grade_lesson
+    assert_success
+    assert_equal "$(grep -c . "$calls")" 2
+    rm -f "$calls"
+    SHORT_RUNS=2 run grade_lesson
+    assert_failure
+    assert_equal "$(grep -c . "$calls")" 2
+    # Another CUDA error: the file's, run once.
+    rm -f "$calls"
+    SHORT_RUNS=1 SHORT_SAYS="CUDA error cudaErrorIllegalAddress: an illegal memory access" run grade_lesson
+    assert_failure
+    assert_equal "$(grep -c . "$calls")" 1
 }
 
 @test "the lesson's profile runs the whole program again for each pass of ncu, never the kernel again within a run" {

@@ -75,29 +75,32 @@ limits_handed() {
     while [ "$1" != -- ]; do settings+=("$1"); shift; done
     shift
     mkdir -p "$fake"
-    printf '#!/bin/sh\necho "$GRADE_TIMEOUT ${GRADE_SANITIZE_TIMEOUT:-unset}" >"%s"\n' "$BATS_TEST_TMPDIR/limits" >"$fake/bats"
+    printf '#!/bin/sh\necho "$GRADE_TIMEOUT ${GRADE_SANITIZE_TIMEOUT:-unset} ${GRADE_AT_ONCE:-unset}" >"%s"\n' "$BATS_TEST_TMPDIR/limits" >"$fake/bats"
     printf '#!/bin/sh\nexit 0\n' >"$fake/make"
     chmod +x "$fake/bats" "$fake/make"
     rm -f "$BATS_TEST_TMPDIR/limits"
     run env PATH="$fake:$PATH" "${settings[@]}" "$WORKBOOK_DIR/grading/grade" --results "$BATS_TEST_TMPDIR/results" --jobs 8 "$@"
 }
 
-@test "grade --jobs N: each run may take the steps at once times its limit alone, said" {
+# (The steps at once, GRADE_AT_ONCE, also tell the lesson's ncu to wait
+# for the GPU asleep: tests/grading-lesson-sanitizer.bats.)
+@test "grade --jobs N: each run may take the steps at once times its limit alone, said, and the steps at once are handed on" {
     # The first three steps of this copy (a handout may hold only some).
     local steps
     mapfile -t steps < <(cd "$WORKBOOK_DIR" && ls -d [0-9][0-9]-*/ | cut -c1-2 | head -n 3)
     [ ${#steps[@]} -eq 3 ] || skip "this copy holds fewer than three steps"
     limits_handed GRADE_TIMEOUT=10 -- --step "${steps[0]},${steps[1]},${steps[2]}"
     assert_output --partial "grade: 3 steps at once share the GPU: a run may take 3 times its limit alone, 30 s (GRADE_TIMEOUT)"
-    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "30 unset"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "30 unset 3"
     limits_handed GRADE_TIMEOUT=10 GRADE_SANITIZE_TIMEOUT=7 -- --step "${steps[0]},${steps[1]}"
     assert_output --partial "a run may take 2 times its limit alone, 20 s (GRADE_TIMEOUT), a sanitizer run 14 s"
-    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "20 14"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "20 14 2"
     # One step, or one at a time: the limits as they are.
-    limits_handed GRADE_TIMEOUT=10 -- --step "${steps[0]}"
+    # (A count left in the environment is not taken for grade's.)
+    limits_handed GRADE_TIMEOUT=10 GRADE_AT_ONCE=4 -- --step "${steps[0]}"
     refute_output --partial "steps at once"
-    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "10 unset"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "10 unset 1"
     limits_handed GRADE_TIMEOUT=10 -- --step "${steps[0]},${steps[1]}" --jobs 1
     refute_output --partial "steps at once"
-    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "10 unset"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/limits")" "10 unset 1"
 }
