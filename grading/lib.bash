@@ -1201,24 +1201,18 @@ lesson_profile() {
             ${GRADE_SEED:+-s "$GRADE_SEED"} ${lock[@]+"${lock[@]}"} --plans "$(plans_file)" $(timed_run) --watched-only
         [ "$mode" != measure ] || log_gpu_alone <<<"$output"
         case $status in
-        0 | 1 | 2 | 77 | 124 | 137) break ;;
-        3)
-            # A CUDA error. Where the program found the GPU's memory short
-            # (its start beside the step's sanitizers, on a GPU of a few
-            # gigabytes): once more, once the GPU is free, as a sanitizer
-            # run short of it runs again alone. Any other: the file's.
-            [ "$try" = 1 ] && gpu_memory_short || break
+        0 | 1 | 77 | 124 | 137) break ;;
+        2 | 3)
+            # Where the program found the GPU's memory short (its start
+            # beside the step's sanitizers, on a GPU of a few gigabytes:
+            # GPU_MEMORY_SHORT, common/tools/options.bash): once more, once
+            # the GPU is free, as a sanitizer run short of it runs again
+            # alone. Any other CUDA error, or a refused size: the file's.
+            [ "$try" = 1 ] && grep -qE "$GPU_MEMORY_SHORT" <<<"$output" || break
             gpu_free_wait
             ;;
         esac
     done
-}
-
-# gpu_memory_short: the output of a failed run (bats' run) holds the words
-# with which the harness says the GPU's memory was short, as
-# common/tools/sanitize.sh reads them.
-gpu_memory_short() {
-    grep -qE 'CUDA error cudaErrorMemoryAllocation|of GPU memory and .* is free' <<<"$output"
 }
 
 # lesson_early: from the timed test, the lesson's profile started now in the

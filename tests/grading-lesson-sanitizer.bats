@@ -117,9 +117,10 @@ ncu_start_beside_shared_run() {
 }
 
 # The lesson's run found the GPU's memory short (its start beside the step's
-# sanitizers, on a small GPU): the harness says so on stderr and exits 3.
-# It runs once more, once the GPU is free; short again, or any other CUDA
-# error, and the lesson fails as the file's.
+# sanitizers, on a small GPU): the harness says so on stderr, exit 3 for an
+# allocation that failed, 2 for its own check before it allocates. It runs
+# once more, once the GPU is free; short again, or any other CUDA error, and
+# the lesson fails as the file's.
 @test "a lesson's run short of the GPU's memory runs once more, once the GPU is free; any other CUDA error fails it" {
     use_fake_step
     fake_tools
@@ -133,12 +134,16 @@ ncu_start_beside_shared_run() {
 echo run >>"$calls"
 if [ "\$(grep -c . "$calls")" -le "\${SHORT_RUNS:-0}" ]; then
     echo "\${SHORT_SAYS:-CUDA error cudaErrorMemoryAllocation: out of memory}" >&2
-    exit 3
+    exit "\${SHORT_EXIT:-3}"
 fi
 exec "$TOOLS/ncu.real" "\$@"
 SCRIPT
     chmod +x "$TOOLS/ncu"
     SHORT_RUNS=1 run grade_lesson
+    assert_success
+    assert_equal "$(grep -c . "$calls")" 2
+    rm -f "$calls"
+    SHORT_RUNS=1 SHORT_EXIT=2 SHORT_SAYS="reduction_sequential: the input needs 1.07 GB of GPU memory and 512 MB is free: choose a smaller --size" run grade_lesson
     assert_success
     assert_equal "$(grep -c . "$calls")" 2
     rm -f "$calls"

@@ -50,6 +50,7 @@ bad_options=(
     local -A whole=()
     while read -r program; do
         track=$(source "$WORKBOOK_DIR/common/tools/manifest.bash" && step_field "$(basename "$(dirname "$program")")" track)
+        [ -n "$track" ] || fail "steps.conf gives $program's step no track"
         options=("--bogus" "-n 2^20+x" "-b 0" "--only bogus")
         if [[ $program != *_solution ]] && [ -z "${whole[$track]:-}" ]; then
             options=("${bad_options[@]}")

@@ -24,6 +24,13 @@ need_value() {
     [ $# -ge 2 ] || die "$1 needs a value (try --help)"
 }
 
+# The words with which a program of the workbook says that the GPU's memory
+# was short, on its stderr (where no kernel prints): a CUDA allocation that
+# failed (CUDA_CHECK, exit 3), or its own check before it allocates
+# (require_device_memory in common/core/harness.cu, exit 2). Read by
+# sanitize.sh and the grader, which run such a run again alone.
+GPU_MEMORY_SHORT='CUDA error cudaErrorMemoryAllocation|of GPU memory and .* is free'
+
 # cuda_tool NAME [GIVEN]: the path of a program of the CUDA toolkit (nvcc,
 # ncu, compute-sanitizer), looked for in this order:
 #   1. GIVEN, where the caller was told which one to use (NVCC, GRADE_NCU,

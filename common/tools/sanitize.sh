@@ -127,7 +127,7 @@ for tool in $tools; do
         failed+=("$tool")
         echo "   -> $tool: FAILED (exit $status)"
     elif [ "$status" -ne 0 ] && [ "$status" -ne 99 ] &&
-        grep -qE 'CUDA error cudaErrorMemoryAllocation|of GPU memory and .* is free' "$log.err"; then
+        grep -qE "$GPU_MEMORY_SHORT" "$log.err"; then
         # The program found the GPU's memory short (on its stderr, where no
         # kernel prints), and the tool reported nothing: not the file's doing.
         short+=("$tool")
